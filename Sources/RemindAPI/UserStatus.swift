@@ -1,0 +1,71 @@
+import Foundation
+import RemindCore
+
+/// The answer to `GET /v1/users/{userID}` and to a stored report (DESIGN §3).
+public struct UserStatus: Sendable, Equatable {
+    public struct EpisodeSummary: Sendable, Equatable {
+        public var startedAt: Date
+        public var remindersDelivered: Int
+        public var remindersSuppressed: Int
+    }
+
+    public var userID: UserID
+    public var permissions: Permissions
+    public var observedAt: Date
+    public var errors: [PermissionErrorType]
+    public var alwaysAccess: Bool
+    public var episode: EpisodeSummary?
+    public var nextReminderAt: Date?
+    public var lastReminderAt: Date?
+    public var reportCount: Int
+    public var lastReportAt: Date
+
+    /// The status of a stored user. `nil` only for a record without history, which the store
+    /// never holds.
+    public init?(record: UserRecord, policy: ReminderPolicy, daemonStartedAt: Date?) {
+        guard let permissions = record.permissions, let observedAt = record.observedAt else { return nil }
+        self.userID = record.userID
+        self.permissions = permissions
+        self.observedAt = observedAt
+        self.errors = permissions.errors
+        self.alwaysAccess = permissions.hasAlwaysAccess
+        self.episode = record.openEpisode.map {
+            EpisodeSummary(
+                startedAt: $0.startedAt, remindersDelivered: $0.deliveries.count, remindersSuppressed: $0.suppressedCount)
+        }
+        self.nextReminderAt = policy.reminderWakeAt(record, daemonStartedAt: daemonStartedAt)
+        self.lastReminderAt = record.lastDelivery?.deliveredAt
+        self.reportCount = record.reportCount
+        self.lastReportAt = record.lastReportAt
+    }
+
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("userID", userID.rawValue)
+        writer.key("permissions")
+        UserRecord.write(permissions, observedAt: observedAt, to: &writer)
+        writer.member("errors", strings: errors.map(\.rawValue))
+        writer.member("alwaysAccess", alwaysAccess)
+        writer.key("episode")
+        if let episode {
+            writer.beginObject()
+            writer.member("startedAt", RFC3339.format(episode.startedAt))
+            writer.member("remindersDelivered", episode.remindersDelivered)
+            writer.member("remindersSuppressed", episode.remindersSuppressed)
+            writer.endObject()
+        } else {
+            writer.null()
+        }
+        writer.member("nextReminderAt", nextReminderAt.map(RFC3339.format))
+        writer.member("lastReminderAt", lastReminderAt.map(RFC3339.format))
+        writer.member("reportCount", reportCount)
+        writer.member("lastReportAt", RFC3339.format(lastReportAt))
+        writer.endObject()
+    }
+
+    public var jsonBytes: [UInt8] {
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
+    }
+}

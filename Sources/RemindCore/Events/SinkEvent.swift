@@ -1,0 +1,116 @@
+import Foundation
+
+/// What remindd tells the outside world: one JSON object per event, the same bytes for every
+/// sink. Each kind has exactly the keys of DESIGN §1, in that order.
+public enum SinkEvent: Sendable, Equatable {
+    case reminder(Reminder)
+    case withdraw(Withdraw)
+    case heartbeat(Heartbeat)
+
+    public enum Kind: String, Sendable, CaseIterable {
+        case reminder, withdraw, heartbeat
+    }
+
+    /// Sent when Always access is still missing at the due time.
+    public struct Reminder: Sendable, Equatable {
+        public var userID: UserID
+        public var title: String
+        public var body: String
+        public var reason: PermissionErrorType
+        public var errors: [PermissionErrorType]
+        public var sequence: Int
+        public var episodeStartedAt: Date
+        public var dueAt: Date
+        public var createdAt: Date
+
+        /// `user/episode start in Unix seconds/sequence`: stable across retries and restarts.
+        public var id: String { Self.id(userID: userID, episodeStartedAt: episodeStartedAt, sequence: sequence) }
+
+        public static func id(userID: UserID, episodeStartedAt: Date, sequence: Int) -> String {
+            "\(userID.rawValue)/\(episodeStartedAt.unixSeconds)/\(sequence)"
+        }
+    }
+
+    /// Sent when an episode in which reminders were delivered ends: the app can remove them.
+    public struct Withdraw: Sendable, Equatable {
+        public var userID: UserID
+        public var reminderIDs: [String]
+        public var episodeStartedAt: Date
+        public var createdAt: Date
+
+        public var id: String { "\(userID.rawValue)/\(episodeStartedAt.unixSeconds)/withdraw" }
+    }
+
+    /// Sent when a user has been silent for a heartbeat interval: the app backend can send a
+    /// silent push that makes the device re-check and report.
+    public struct Heartbeat: Sendable, Equatable {
+        public var userID: UserID
+        public var lastReportAt: Date
+        /// The heartbeat's due time, which names it.
+        public var dueAt: Date
+        public var createdAt: Date
+
+        public var id: String { "\(userID.rawValue)/heartbeat/\(dueAt.unixSeconds)" }
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .reminder: .reminder
+        case .withdraw: .withdraw
+        case .heartbeat: .heartbeat
+        }
+    }
+
+    public var id: String {
+        switch self {
+        case .reminder(let event): event.id
+        case .withdraw(let event): event.id
+        case .heartbeat(let event): event.id
+        }
+    }
+
+    public var userID: UserID {
+        switch self {
+        case .reminder(let event): event.userID
+        case .withdraw(let event): event.userID
+        case .heartbeat(let event): event.userID
+        }
+    }
+
+    public var createdAt: Date {
+        switch self {
+        case .reminder(let event): event.createdAt
+        case .withdraw(let event): event.createdAt
+        case .heartbeat(let event): event.createdAt
+        }
+    }
+
+    /// The event's JSON: compact, keys in DESIGN's order, no trailing newline.
+    public var jsonBytes: [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 320)
+        writer.beginObject()
+        writer.member("type", kind.rawValue)
+        writer.member("id", id)
+        writer.member("userID", userID.rawValue)
+        switch self {
+        case .reminder(let event):
+            writer.member("title", event.title)
+            writer.member("body", event.body)
+            writer.member("reason", event.reason.rawValue)
+            writer.member("errors", strings: event.errors.map(\.rawValue))
+            writer.member("sequence", event.sequence)
+            writer.member("episodeStartedAt", RFC3339.format(event.episodeStartedAt))
+            writer.member("dueAt", RFC3339.format(event.dueAt))
+        case .withdraw(let event):
+            writer.member("reminderIDs", strings: event.reminderIDs)
+            writer.member("episodeStartedAt", RFC3339.format(event.episodeStartedAt))
+        case .heartbeat(let event):
+            writer.member("lastReportAt", RFC3339.format(event.lastReportAt))
+        }
+        writer.member("createdAt", RFC3339.format(createdAt))
+        writer.endObject()
+        return writer.bytes
+    }
+
+    public var json: String { String(decoding: jsonBytes, as: UTF8.self) }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// A validated permission report: what a device observed, with the defaults of DESIGN §1
+/// applied except those that depend on the user's earlier reports.
+public struct PermissionReport: Sendable, Equatable {
+    /// How far in the future `observedAt` may be before the report is refused: device clocks
+    /// drift, but a report from next week would pin the user's state for a week.
+    public static let futureTolerance: TimeInterval = 300
+    public static let maximumFreeTextLength = 64
+
+    public var location: LocationAuthorization
+    public var accuracy: LocationAccuracy
+    public var locationServices: Bool
+    /// Absent means "the last known value" (or `unknown`): filled in by the fold.
+    public var notifications: NotificationAuthorization?
+    public var observedAt: Date
+    /// Absent means "the last known value": filled in by the fold.
+    public var timeZone: String?
+    public var platform: String?
+    public var appVersion: String?
+
+    public init(
+        location: LocationAuthorization,
+        accuracy: LocationAccuracy = .full,
+        locationServices: Bool = true,
+        notifications: NotificationAuthorization? = nil,
+        observedAt: Date,
+        timeZone: String? = nil,
+        platform: String? = nil,
+        appVersion: String? = nil
+    ) {
+        self.location = location
+        self.accuracy = accuracy
+        self.locationServices = locationServices
+        self.notifications = notifications
+        self.observedAt = observedAt.millisecondPrecision
+        self.timeZone = timeZone
+        self.platform = platform
+        self.appVersion = appVersion
+    }
+
+    /// Decodes and validates a report body received at `receivedAt`.
+    ///
+    /// Unknown members are ignored (newer apps may send more); `null` counts as absent. The
+    /// first broken rule is thrown, naming its field.
+    public init(json body: some Collection<UInt8>, receivedAt: Date) throws(ValidationError) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(body)
+        } catch {
+            throw ValidationError(field: "", reason: "body is not valid JSON (\(error))")
+        }
+        guard case .object(let object) = value else {
+            throw ValidationError(field: "", reason: "body must be a JSON object, got \(value.typeName)")
+        }
+        try self.init(object: object, receivedAt: receivedAt)
+    }
+
+    public init(object: JSONObject, receivedAt: Date) throws(ValidationError) {
+        var reader = JSONObjectReader(object)
+        guard let location = try reader.enumeration("location", LocationAuthorization.self) else {
+            throw ValidationError(field: "location", reason: "is required")
+        }
+        let accuracy = try reader.enumeration("accuracy", LocationAccuracy.self) ?? .full
+        let locationServices = try reader.bool("locationServices") ?? true
+        let notifications = try reader.enumeration(
+            "notifications", NotificationAuthorization.self, allowed: NotificationAuthorization.reportable)
+        let receivedAt = receivedAt.millisecondPrecision
+        var observedAt = receivedAt
+        if let text = try reader.string("observedAt") {
+            guard let date = RFC3339.parse(text) else {
+                throw ValidationError(field: "observedAt", reason: "must be an RFC 3339 timestamp")
+            }
+            guard date.timeIntervalSince(receivedAt) <= Self.futureTolerance else {
+                throw ValidationError(
+                    field: "observedAt", reason: "is more than \(Int(Self.futureTolerance)) s in the future")
+            }
+            observedAt = date
+        }
+        let timeZone = try reader.string("timeZone")
+        if let timeZone, !TimeZoneCache.isValid(timeZone) {
+            throw ValidationError(field: "timeZone", reason: "must be an IANA time zone name such as Europe/Berlin")
+        }
+        let platform = try reader.string("platform")
+        let appVersion = try reader.string("appVersion")
+        for (field, text) in [("platform", platform), ("appVersion", appVersion)] {
+            if let text, text.count > Self.maximumFreeTextLength {
+                throw ValidationError(field: field, reason: "must be at most \(Self.maximumFreeTextLength) characters")
+            }
+        }
+        self.init(
+            location: location, accuracy: accuracy, locationServices: locationServices,
+            notifications: notifications, observedAt: observedAt, timeZone: timeZone,
+            platform: platform, appVersion: appVersion)
+    }
+
+    /// The full state this report sets, given the state before it (for the fields that
+    /// default to "last known").
+    public func permissions(after previous: Permissions?) -> Permissions {
+        Permissions(
+            location: location,
+            accuracy: accuracy,
+            locationServices: locationServices,
+            notifications: notifications ?? previous?.notifications ?? .unknown,
+            timeZone: timeZone ?? previous?.timeZone
+        )
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+
+/// The user file format (schema version 1):
+///
+/// ```json
+/// {"schemaVersion":1,"userID":"u-42","reportCount":3,"lastReportAt":"…","lastHeartbeatAt":null,
+///  "platform":"iOS","appVersion":"5.2","permissions":{…,"observedAt":"…"},"errors":[…],
+///  "history":[{"observedAt","lastObservedAt","receivedAt","permissions":{…},"errors":[…]}],
+///  "episodes":[{"startedAt","closedAt","suppressedCount","suppressed","deliveries":[…]}]}
+/// ```
+///
+/// `permissions` and `errors` at the top repeat the newest history entry for people reading
+/// the file; decoding takes them from the history.
+extension UserRecord {
+    public var jsonBytes: [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 512 + history.count * 200)
+        writer.beginObject()
+        writer.member("schemaVersion", Self.schemaVersion)
+        writer.member("userID", userID.rawValue)
+        writer.member("reportCount", reportCount)
+        writer.member("lastReportAt", RFC3339.format(lastReportAt))
+        writer.member("lastHeartbeatAt", lastHeartbeatAt.map(RFC3339.format))
+        writer.member("platform", platform)
+        writer.member("appVersion", appVersion)
+        if let newest = history.first {
+            writer.key("permissions")
+            Self.write(newest.permissions, observedAt: newest.lastObservedAt, to: &writer)
+            writer.member("errors", strings: newest.errors.map(\.rawValue))
+        }
+        writer.key("history")
+        writer.beginArray()
+        for entry in history {
+            writer.beginObject()
+            writer.member("observedAt", RFC3339.format(entry.observedAt))
+            if entry.lastObservedAt != entry.observedAt {
+                writer.member("lastObservedAt", RFC3339.format(entry.lastObservedAt))
+            }
+            writer.member("receivedAt", RFC3339.format(entry.receivedAt))
+            writer.key("permissions")
+            Self.write(entry.permissions, observedAt: nil, to: &writer)
+            writer.member("errors", strings: entry.errors.map(\.rawValue))
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("episodes")
+        writer.beginArray()
+        for episode in episodes {
+            writer.beginObject()
+            writer.member("startedAt", RFC3339.format(episode.startedAt))
+            writer.member("closedAt", episode.closedAt.map(RFC3339.format))
+            writer.member("suppressedCount", episode.suppressedCount)
+            writer.member("suppressed", episode.isSuppressed)
+            writer.key("deliveries")
+            writer.beginArray()
+            for delivery in episode.deliveries {
+                writer.beginObject()
+                writer.member("id", delivery.id)
+                writer.member("sequence", delivery.sequence)
+                writer.member("dueAt", RFC3339.format(delivery.dueAt))
+                writer.member("deliveredAt", RFC3339.format(delivery.deliveredAt))
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// Writes permissions in the API's shape; `observedAt` only where given (the current state).
+    public static func write(_ permissions: Permissions, observedAt: Date?, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("location", permissions.location.rawValue)
+        writer.member("accuracy", permissions.accuracy.rawValue)
+        writer.member("locationServices", permissions.locationServices)
+        writer.member("notifications", permissions.notifications.rawValue)
+        if let observedAt {
+            writer.member("observedAt", RFC3339.format(observedAt))
+        }
+        writer.member("timeZone", permissions.timeZone)
+        writer.endObject()
+    }
+
+    /// Decodes a user file. Any deviation from the format is an error naming the field: such
+    /// a file is quarantined rather than half-read.
+    public init(json bytes: some Collection<UInt8>) throws(ValidationError) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw ValidationError(field: "", reason: "not valid JSON (\(error))")
+        }
+        guard case .object(let object) = value else {
+            throw ValidationError(field: "", reason: "must be a JSON object")
+        }
+        var reader = JSONObjectReader(object)
+        let version = try reader.integer("schemaVersion", in: 0...Int64.max)
+        guard version == Int64(Self.schemaVersion) else {
+            throw ValidationError(field: "schemaVersion", reason: "must be \(Self.schemaVersion), got \(version.map(String.init) ?? "none")")
+        }
+        guard let rawID = try reader.string("userID") else {
+            throw ValidationError(field: "userID", reason: "is required")
+        }
+        let userID = try UserID(rawID)
+        let reportCount = try reader.integer("reportCount", in: 0...Int64.max) ?? 0
+        let lastReportAt = try Self.requiredDate(&reader, "lastReportAt")
+        let lastHeartbeatAt = try Self.optionalDate(&reader, "lastHeartbeatAt")
+        let platform = try reader.string("platform")
+        let appVersion = try reader.string("appVersion")
+
+        var history: [HistoryEntry] = []
+        for (index, element) in (try reader.array("history") ?? []).enumerated() {
+            let path = "history[\(index)]"
+            guard case .object(let entryObject) = element else {
+                throw ValidationError(field: path, reason: "must be an object")
+            }
+            var entry = JSONObjectReader(entryObject, path: path)
+            let observedAt = try Self.requiredDate(&entry, "observedAt")
+            let lastObservedAt = try Self.optionalDate(&entry, "lastObservedAt")
+            let receivedAt = try Self.requiredDate(&entry, "receivedAt")
+            guard let permissionsObject = try entry.object("permissions") else {
+                throw ValidationError(field: "\(path).permissions", reason: "is required")
+            }
+            let permissions = try Self.readPermissions(permissionsObject, path: "\(path).permissions")
+            history.append(
+                HistoryEntry(
+                    observedAt: observedAt, lastObservedAt: lastObservedAt, receivedAt: receivedAt,
+                    permissions: permissions))
+        }
+        var episodes: [Episode] = []
+        for (index, element) in (try reader.array("episodes") ?? []).enumerated() {
+            let path = "episodes[\(index)]"
+            guard case .object(let episodeObject) = element else {
+                throw ValidationError(field: path, reason: "must be an object")
+            }
+            var episode = JSONObjectReader(episodeObject, path: path)
+            let startedAt = try Self.requiredDate(&episode, "startedAt")
+            let closedAt = try Self.optionalDate(&episode, "closedAt")
+            let suppressedCount = try episode.integer("suppressedCount", in: 0...Int64(Int32.max)) ?? 0
+            let suppressed = try episode.bool("suppressed") ?? false
+            var deliveries: [Delivery] = []
+            for (deliveryIndex, deliveryElement) in (try episode.array("deliveries") ?? []).enumerated() {
+                let deliveryPath = "\(path).deliveries[\(deliveryIndex)]"
+                guard case .object(let deliveryObject) = deliveryElement else {
+                    throw ValidationError(field: deliveryPath, reason: "must be an object")
+                }
+                var delivery = JSONObjectReader(deliveryObject, path: deliveryPath)
+                guard let id = try delivery.string("id"),
+                    let sequence = try delivery.integer("sequence", in: 1...Int64(Int32.max))
+                else { throw ValidationError(field: deliveryPath, reason: "needs id and sequence") }
+                deliveries.append(
+                    Delivery(
+                        id: id, sequence: Int(sequence), dueAt: try Self.requiredDate(&delivery, "dueAt"),
+                        deliveredAt: try Self.requiredDate(&delivery, "deliveredAt")))
+            }
+            episodes.append(
+                Episode(
+                    startedAt: startedAt, closedAt: closedAt, deliveries: deliveries,
+                    suppressedCount: Int(suppressedCount), isSuppressed: suppressed))
+        }
+        guard !history.isEmpty else {
+            throw ValidationError(field: "history", reason: "must not be empty")
+        }
+        self.init(
+            userID: userID, history: history, episodes: episodes, reportCount: Int(reportCount),
+            lastReportAt: lastReportAt, lastHeartbeatAt: lastHeartbeatAt, platform: platform, appVersion: appVersion)
+    }
+
+    static func readPermissions(_ object: JSONObject, path: String) throws(ValidationError) -> Permissions {
+        var reader = JSONObjectReader(object, path: path)
+        guard let location = try reader.enumeration("location", LocationAuthorization.self) else {
+            throw ValidationError(field: "\(path).location", reason: "is required")
+        }
+        return Permissions(
+            location: location,
+            accuracy: try reader.enumeration("accuracy", LocationAccuracy.self) ?? .full,
+            locationServices: try reader.bool("locationServices") ?? true,
+            notifications: try reader.enumeration("notifications", NotificationAuthorization.self) ?? .unknown,
+            timeZone: try reader.string("timeZone"))
+    }
+
+    private static func optionalDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date? {
+        guard let text = try reader.string(key) else { return nil }
+        guard let date = RFC3339.parse(text) else {
+            throw ValidationError(field: reader.fieldPath(key), reason: "must be an RFC 3339 timestamp")
+        }
+        return date
+    }
+
+    private static func requiredDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date {
+        guard let date = try optionalDate(&reader, key) else {
+            throw ValidationError(field: reader.fieldPath(key), reason: "is required")
+        }
+        return date
+    }
+}

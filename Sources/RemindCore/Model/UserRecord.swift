@@ -1,0 +1,51 @@
+import Foundation
+
+/// Everything remindd knows about one user: the contents of their JSON file.
+public struct UserRecord: Sendable, Equatable {
+    public static let schemaVersion = 1
+
+    public var userID: UserID
+    /// Changes, newest `observedAt` first; never empty once a report was stored.
+    public var history: [HistoryEntry]
+    /// Episodes, newest first; only the first can be open.
+    public var episodes: [Episode]
+    public var reportCount: Int
+    /// When the last report was received (by the daemon's clock, not the device's).
+    public var lastReportAt: Date
+    /// The due time of the last heartbeat sent, which names it.
+    public var lastHeartbeatAt: Date?
+    public var platform: String?
+    public var appVersion: String?
+
+    public init(
+        userID: UserID, history: [HistoryEntry] = [], episodes: [Episode] = [], reportCount: Int = 0,
+        lastReportAt: Date, lastHeartbeatAt: Date? = nil, platform: String? = nil, appVersion: String? = nil
+    ) {
+        self.userID = userID
+        self.history = history
+        self.episodes = episodes
+        self.reportCount = reportCount
+        self.lastReportAt = lastReportAt
+        self.lastHeartbeatAt = lastHeartbeatAt
+        self.platform = platform
+        self.appVersion = appVersion
+    }
+
+    /// The current permissions: those of the newest observation.
+    public var permissions: Permissions? { history.first?.permissions }
+
+    /// When the current permissions were last observed.
+    public var observedAt: Date? { history.first?.lastObservedAt }
+
+    public var openEpisode: Episode? {
+        guard let first = episodes.first, first.isOpen else { return nil }
+        return first
+    }
+
+    public var lastDelivery: Delivery? {
+        for episode in episodes {
+            if let last = episode.deliveries.last { return last }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,15 @@
+/// Input that breaks a rule, naming the field (a report member, a user ID, a configuration
+/// key path such as `schedule.quietHours.start`) so the edge can say exactly what to fix.
+public struct ValidationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The field, as the caller wrote it: a JSON member name or a dotted key path.
+    public var field: String
+    /// What is wrong with it, as a sentence fragment: "must be one of …".
+    public var reason: String
+
+    public init(field: String, reason: String) {
+        self.field = field
+        self.reason = reason
+    }
+
+    public var description: String { field.isEmpty ? reason : "\(field): \(reason)" }
+}

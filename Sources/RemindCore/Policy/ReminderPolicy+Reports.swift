@@ -1,0 +1,99 @@
+import Foundation
+
+/// What storing one report changed.
+public struct ReportOutcome: Sendable, Equatable {
+    public var record: UserRecord
+    /// The history gained or reshaped an entry: this must be durable before the reply. When
+    /// false, only `lastReportAt`, the count and the newest observation time moved.
+    public var changed: Bool
+    /// Events to send: a withdraw when an episode with delivered reminders closed.
+    public var events: [SinkEvent]
+    public var transitions: [EpisodeTransition]
+}
+
+/// How a report moved the user's episodes, for logging and metrics.
+public enum EpisodeTransition: Sendable, Equatable {
+    case opened(startedAt: Date)
+    case closed(startedAt: Date, closedAt: Date, delivered: Int)
+    /// A late report showed the episode began earlier than thought.
+    case movedStart(from: Date, to: Date)
+}
+
+extension ReminderPolicy {
+    /// Folds one validated report into the user's record (nil for a new user), received at
+    /// `receivedAt`.
+    public func apply(_ report: PermissionReport, to record: UserRecord?, userID: UserID, receivedAt: Date)
+        -> ReportOutcome
+    {
+        let receivedAt = receivedAt.millisecondPrecision
+        var record = record ?? UserRecord(userID: userID, lastReportAt: receivedAt)
+        record.reportCount += 1
+        record.lastReportAt = max(record.lastReportAt, receivedAt)
+        if let platform = report.platform { record.platform = platform }
+        if let appVersion = report.appVersion { record.appVersion = appVersion }
+
+        let effect = HistoryFold.insert(
+            report, receivedAt: receivedAt, into: &record.history, maxEntries: configuration.historyMaxEntries)
+        guard effect == .changed else {
+            return ReportOutcome(record: record, changed: false, events: [], transitions: [])
+        }
+        var events: [SinkEvent] = []
+        var transitions: [EpisodeTransition] = []
+        reconcileEpisodes(&record, now: receivedAt, events: &events, transitions: &transitions)
+        return ReportOutcome(record: record, changed: true, events: events, transitions: transitions)
+    }
+
+    /// Brings the stored episodes in line with what the history now says.
+    func reconcileEpisodes(
+        _ record: inout UserRecord, now: Date, events: inout [SinkEvent], transitions: inout [EpisodeTransition]
+    ) {
+        let fold = HistoryFold.openEpisodeStart(record.history)
+        if let open = record.openEpisode {
+            guard let fold else {
+                close(&record, at: HistoryFold.alwaysRestored(after: open.startedAt, in: record.history) ?? now,
+                      now: now, events: &events, transitions: &transitions)
+                return
+            }
+            if fold.start < open.startedAt {
+                record.episodes[0].startedAt = fold.start
+                transitions.append(.movedStart(from: open.startedAt, to: fold.start))
+            } else if fold.start > open.startedAt && !fold.reachesOldest {
+                // A late report with Always access landed inside the episode: it ended there,
+                // and the stretch without Always access after it is a new episode.
+                let closedAt = HistoryFold.alwaysRestored(after: open.startedAt, in: record.history) ?? fold.start
+                close(&record, at: closedAt, now: now, events: &events, transitions: &transitions)
+                openEpisode(&record, at: fold.start, transitions: &transitions)
+            }
+            // Otherwise the start is unchanged, or hidden by truncated history: keep ours.
+        } else if let fold {
+            openEpisode(&record, at: fold.start, transitions: &transitions)
+        }
+    }
+
+    private func openEpisode(_ record: inout UserRecord, at start: Date, transitions: inout [EpisodeTransition]) {
+        record.episodes.insert(Episode(startedAt: start), at: 0)
+        if record.episodes.count > configuration.closedEpisodesKept + 1 {
+            record.episodes.removeLast(record.episodes.count - configuration.closedEpisodesKept - 1)
+        }
+        transitions.append(.opened(startedAt: start))
+    }
+
+    private func close(
+        _ record: inout UserRecord, at closedAt: Date, now: Date, events: inout [SinkEvent],
+        transitions: inout [EpisodeTransition]
+    ) {
+        var episode = record.episodes[0]
+        episode.closedAt = max(closedAt, episode.startedAt)
+        episode.isSuppressed = false
+        record.episodes[0] = episode
+        transitions.append(
+            .closed(startedAt: episode.startedAt, closedAt: episode.closedAt!, delivered: episode.deliveries.count))
+        if !episode.deliveries.isEmpty {
+            events.append(
+                .withdraw(
+                    SinkEvent.Withdraw(
+                        userID: record.userID, reminderIDs: episode.deliveries.map(\.id),
+                        episodeStartedAt: episode.startedAt, createdAt: now)))
+        }
+    }
+}

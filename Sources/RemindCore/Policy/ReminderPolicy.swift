@@ -1,0 +1,101 @@
+import Foundation
+
+/// The reminder policy of DESIGN §1 as pure functions of (user record, configuration, now).
+///
+/// It never reads a clock, a file or the network: callers pass `now` and the time the daemon
+/// started, and do whatever I/O the returned events and records call for. That is what lets
+/// every rule be tested with exact instants and no sleeping.
+public struct ReminderPolicy: Sendable {
+    public var configuration: PolicyConfiguration
+
+    public init(configuration: PolicyConfiguration = .init()) {
+        self.configuration = configuration
+    }
+
+    var delay: TimeInterval { TimeInterval(configuration.notification.notificationTriggerDelay) }
+
+    /// The user's fixed jitter offset, in seconds.
+    public func jitter(for userID: UserID) -> TimeInterval {
+        TimeInterval(StableHash.offset(for: userID.rawValue, salt: "jitter", window: configuration.jitterSeconds))
+    }
+
+    /// The user's place in the catch-up spread after a restart, in seconds.
+    public func catchUpOffset(for userID: UserID) -> TimeInterval {
+        TimeInterval(
+            StableHash.offset(for: userID.rawValue, salt: "catch-up", window: configuration.catchUpSpreadSeconds))
+    }
+
+    /// Whether the open episode may still get a reminder: not when a single reminder was sent
+    /// and recurring is off, nor once `maxRemindersPerEpisode` were delivered.
+    func mayRemind(_ episode: Episode) -> Bool {
+        let delivered = episode.deliveries.count
+        if delivered >= 1 && !configuration.notification.showRecurringNotification { return false }
+        if let maximum = configuration.maxRemindersPerEpisode, delivered >= maximum { return false }
+        return true
+    }
+
+    /// The due time before quiet hours: the episode start plus the delay and the user's jitter
+    /// for the first reminder, the last delivery plus the delay for each one after it.
+    func unshiftedDueAt(_ episode: Episode, userID: UserID) -> Date {
+        if let last = episode.deliveries.last {
+            return last.deliveredAt.addingTimeInterval(delay)
+        }
+        return episode.startedAt.addingTimeInterval(delay + jitter(for: userID))
+    }
+
+    /// When the next reminder of the open episode is due (after jitter and quiet hours), or nil
+    /// when none will be: Always access holds, or the series has ended.
+    public func reminderDueAt(_ record: UserRecord) -> Date? {
+        guard let episode = record.openEpisode, mayRemind(episode) else { return nil }
+        let due = unshiftedDueAt(episode, userID: record.userID)
+        return quietHoursRelease(due, timeZone: record.permissions?.timeZone)
+    }
+
+    /// `date` moved out of the quiet hours in the user's time zone; unchanged when there are no
+    /// quiet hours or the user's time zone is unknown.
+    public func quietHoursRelease(_ date: Date, timeZone: String?) -> Date {
+        guard let quietHours = configuration.quietHours, let timeZone, let zone = TimeZoneCache.zone(timeZone) else {
+            return date
+        }
+        return quietHours.release(date, in: zone).millisecondPrecision
+    }
+
+    /// When the scheduler must next look at the reminder of this user, or nil when nothing
+    /// but a report can change it (no open episode, series ended, or suppressed and waiting
+    /// for notifications to come back).
+    ///
+    /// A reminder that came due before `daemonStartedAt` is a catch-up: it waits for the
+    /// user's place in `catchUpSpreadSeconds` after start-up.
+    public func reminderWakeAt(_ record: UserRecord, daemonStartedAt: Date?) -> Date? {
+        guard let due = reminderDueAt(record), let episode = record.openEpisode,
+            let permissions = record.permissions
+        else { return nil }
+        if episode.isSuppressed {
+            // Recorded once; it goes out as soon as a report makes notifications deliverable.
+            return permissions.notifications.isDeliverable ? due : nil
+        }
+        if let daemonStartedAt, due < daemonStartedAt, configuration.catchUpSpreadSeconds > 0 {
+            return max(due, daemonStartedAt.addingTimeInterval(catchUpOffset(for: record.userID)))
+        }
+        return due
+    }
+
+    /// When the next heartbeat is due, or nil when heartbeats are off.
+    public func heartbeatDueAt(_ record: UserRecord) -> Date? {
+        guard let interval = configuration.heartbeatIntervalSeconds else { return nil }
+        if let last = record.lastHeartbeatAt, last >= record.lastReportAt {
+            return last.addingTimeInterval(TimeInterval(interval))
+        }
+        return record.lastReportAt.addingTimeInterval(TimeInterval(interval))
+    }
+
+    /// The earliest moment at which `fire` has something to do for this user.
+    public func nextWakeAt(_ record: UserRecord, daemonStartedAt: Date?) -> Date? {
+        switch (reminderWakeAt(record, daemonStartedAt: daemonStartedAt), heartbeatDueAt(record)) {
+        case (let reminder?, let heartbeat?): min(reminder, heartbeat)
+        case (let reminder?, nil): reminder
+        case (nil, let heartbeat?): heartbeat
+        case (nil, nil): nil
+        }
+    }
+}

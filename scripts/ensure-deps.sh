@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the system packages remindd builds and tests against, only when missing.
+# apt-get is retried once: a transient dpkg lock error has been seen on fresh machines.
+set -euo pipefail
+
+need=()
+pkg-config --exists libsystemd 2>/dev/null || need+=(libsystemd-dev)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+# Tests run a real journald and real socket activation; both come with systemd.
+[ -x /lib/systemd/systemd-journald ] || need+=(systemd)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+for extra in "$@"; do
+    dpkg -s "$extra" >/dev/null 2>&1 || need+=("$extra")
+done
+[ ${#need[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+install() {
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
+}
+echo "remindd: installing ${need[*]}" >&2
+install || { echo "remindd: apt-get failed, retrying once" >&2; sleep 5; install; }
