@@ -23,6 +23,21 @@ public enum SinkEvent: Sendable, Equatable {
         public var dueAt: Date
         public var createdAt: Date
 
+        public init(
+            userID: UserID, title: String, body: String, reason: PermissionErrorType, errors: [PermissionErrorType],
+            sequence: Int, episodeStartedAt: Date, dueAt: Date, createdAt: Date
+        ) {
+            self.userID = userID
+            self.title = title
+            self.body = body
+            self.reason = reason
+            self.errors = errors
+            self.sequence = sequence
+            self.episodeStartedAt = episodeStartedAt
+            self.dueAt = dueAt
+            self.createdAt = createdAt
+        }
+
         /// `user/episode start in Unix seconds/sequence`: stable across retries and restarts.
         public var id: String { Self.id(userID: userID, episodeStartedAt: episodeStartedAt, sequence: sequence) }
 
@@ -38,6 +53,13 @@ public enum SinkEvent: Sendable, Equatable {
         public var episodeStartedAt: Date
         public var createdAt: Date
 
+        public init(userID: UserID, reminderIDs: [String], episodeStartedAt: Date, createdAt: Date) {
+            self.userID = userID
+            self.reminderIDs = reminderIDs
+            self.episodeStartedAt = episodeStartedAt
+            self.createdAt = createdAt
+        }
+
         public var id: String { "\(userID.rawValue)/\(episodeStartedAt.unixSeconds)/withdraw" }
     }
 
@@ -49,6 +71,13 @@ public enum SinkEvent: Sendable, Equatable {
         /// The heartbeat's due time, which names it.
         public var dueAt: Date
         public var createdAt: Date
+
+        public init(userID: UserID, lastReportAt: Date, dueAt: Date, createdAt: Date) {
+            self.userID = userID
+            self.lastReportAt = lastReportAt
+            self.dueAt = dueAt
+            self.createdAt = createdAt
+        }
 
         public var id: String { "\(userID.rawValue)/heartbeat/\(dueAt.unixSeconds)" }
     }
