@@ -17,7 +17,15 @@ let package = Package(
         .target(name: "RemindCore"),
         .target(name: "RemindAPI", dependencies: ["RemindCore"]),
         .target(name: "RemindConfig", dependencies: ["RemindCore"]),
-        .target(name: "RemindStore", dependencies: ["RemindCore"]),
+        .target(name: "CRemindSys"),
+        .target(
+            name: "RemindStore",
+            dependencies: [
+                "RemindCore", "CRemindSys",
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
         .target(name: "RemindSinks", dependencies: ["RemindCore"]),
         .systemLibrary(
             name: "CSystemd",
@@ -33,6 +41,7 @@ let package = Package(
             dependencies: ["RemindCore"]
         ),
         .testTarget(name: "RemindCoreTests", dependencies: ["RemindCore", "RemindAPI", "RemindTesting"]),
+        .testTarget(name: "RemindConfigTests", dependencies: ["RemindConfig", "RemindCore"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
     ],
     swiftLanguageModes: [.v6]

@@ -74,6 +74,12 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
     }
 
+    /// Writes bytes that already are one JSON value (an encoded record or event).
+    public mutating func raw(_ json: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: json)
+    }
+
     public mutating func null() {
         separate()
         bytes.append(contentsOf: "null".utf8)

@@ -94,6 +94,11 @@ extension UserRecord {
         guard case .object(let object) = value else {
             throw ValidationError(field: "", reason: "must be a JSON object")
         }
+        try self.init(object: object)
+    }
+
+    /// Decodes a user record already parsed (as a member of a write-ahead log entry).
+    public init(object: JSONObject) throws(ValidationError) {
         var reader = JSONObjectReader(object)
         let version = try reader.integer("schemaVersion", in: 0...Int64.max)
         guard version == Int64(Self.schemaVersion) else {

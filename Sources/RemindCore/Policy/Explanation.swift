@@ -61,7 +61,7 @@ extension ReminderPolicy {
                 "\(episode.deliveries.count) reminder(s) delivered in this episode, the last at \(RFC3339.format(last.deliveredAt))"
             )
         }
-        guard mayRemind(episode) else {
+        guard mayRemind(deliveredCount: episode.deliveries.count) else {
             if !configuration.notification.showRecurringNotification {
                 add(.seriesEnded, "showRecurringNotification is false: one reminder per episode, already delivered")
             } else {
@@ -71,7 +71,7 @@ extension ReminderPolicy {
             }
             return Explanation(userID: record.userID, nextReminderAt: nil, reasons: reasons)
         }
-        let unshifted = unshiftedDueAt(episode, userID: record.userID)
+        let unshifted = unshiftedDueAt(record.schedule) ?? episode.startedAt
         let due = reminderDueAt(record) ?? unshifted
         let jitter = jitter(for: record.userID)
         if episode.deliveries.isEmpty && jitter > 0 {

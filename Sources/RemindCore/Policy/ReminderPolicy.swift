@@ -27,8 +27,7 @@ public struct ReminderPolicy: Sendable {
 
     /// Whether the open episode may still get a reminder: not when a single reminder was sent
     /// and recurring is off, nor once `maxRemindersPerEpisode` were delivered.
-    func mayRemind(_ episode: Episode) -> Bool {
-        let delivered = episode.deliveries.count
+    func mayRemind(deliveredCount delivered: Int) -> Bool {
         if delivered >= 1 && !configuration.notification.showRecurringNotification { return false }
         if let maximum = configuration.maxRemindersPerEpisode, delivered >= maximum { return false }
         return true
@@ -36,20 +35,23 @@ public struct ReminderPolicy: Sendable {
 
     /// The due time before quiet hours: the episode start plus the delay and the user's jitter
     /// for the first reminder, the last delivery plus the delay for each one after it.
-    func unshiftedDueAt(_ episode: Episode, userID: UserID) -> Date {
-        if let last = episode.deliveries.last {
-            return last.deliveredAt.addingTimeInterval(delay)
+    func unshiftedDueAt(_ schedule: UserSchedule) -> Date? {
+        if let last = schedule.lastDeliveredAt, schedule.deliveredCount > 0 {
+            return last.addingTimeInterval(delay)
         }
-        return episode.startedAt.addingTimeInterval(delay + jitter(for: userID))
+        return schedule.episodeStartedAt?.addingTimeInterval(delay + jitter(for: schedule.userID))
     }
 
     /// When the next reminder of the open episode is due (after jitter and quiet hours), or nil
     /// when none will be: Always access holds, or the series has ended.
-    public func reminderDueAt(_ record: UserRecord) -> Date? {
-        guard let episode = record.openEpisode, mayRemind(episode) else { return nil }
-        let due = unshiftedDueAt(episode, userID: record.userID)
-        return quietHoursRelease(due, timeZone: record.permissions?.timeZone)
+    public func reminderDueAt(_ schedule: UserSchedule) -> Date? {
+        guard schedule.episodeStartedAt != nil, mayRemind(deliveredCount: schedule.deliveredCount),
+            let due = unshiftedDueAt(schedule)
+        else { return nil }
+        return quietHoursRelease(due, timeZone: schedule.timeZone)
     }
+
+    public func reminderDueAt(_ record: UserRecord) -> Date? { reminderDueAt(record.schedule) }
 
     /// `date` moved out of the quiet hours in the user's time zone; unchanged when there are no
     /// quiet hours or the user's time zone is unknown.
@@ -66,36 +68,44 @@ public struct ReminderPolicy: Sendable {
     ///
     /// A reminder that came due before `daemonStartedAt` is a catch-up: it waits for the
     /// user's place in `catchUpSpreadSeconds` after start-up.
-    public func reminderWakeAt(_ record: UserRecord, daemonStartedAt: Date?) -> Date? {
-        guard let due = reminderDueAt(record), let episode = record.openEpisode,
-            let permissions = record.permissions
-        else { return nil }
-        if episode.isSuppressed {
+    public func reminderWakeAt(_ schedule: UserSchedule, daemonStartedAt: Date?) -> Date? {
+        guard let due = reminderDueAt(schedule) else { return nil }
+        if schedule.isSuppressed {
             // Recorded once; it goes out as soon as a report makes notifications deliverable.
-            return permissions.notifications.isDeliverable ? due : nil
+            return schedule.notificationsDeliverable ? due : nil
         }
         if let daemonStartedAt, due < daemonStartedAt, configuration.catchUpSpreadSeconds > 0 {
-            return max(due, daemonStartedAt.addingTimeInterval(catchUpOffset(for: record.userID)))
+            return max(due, daemonStartedAt.addingTimeInterval(catchUpOffset(for: schedule.userID)))
         }
         return due
     }
 
-    /// When the next heartbeat is due, or nil when heartbeats are off.
-    public func heartbeatDueAt(_ record: UserRecord) -> Date? {
-        guard let interval = configuration.heartbeatIntervalSeconds else { return nil }
-        if let last = record.lastHeartbeatAt, last >= record.lastReportAt {
-            return last.addingTimeInterval(TimeInterval(interval))
-        }
-        return record.lastReportAt.addingTimeInterval(TimeInterval(interval))
+    public func reminderWakeAt(_ record: UserRecord, daemonStartedAt: Date?) -> Date? {
+        reminderWakeAt(record.schedule, daemonStartedAt: daemonStartedAt)
     }
 
+    /// When the next heartbeat is due, or nil when heartbeats are off.
+    public func heartbeatDueAt(_ schedule: UserSchedule) -> Date? {
+        guard let interval = configuration.heartbeatIntervalSeconds else { return nil }
+        if let last = schedule.lastHeartbeatAt, last >= schedule.lastReportAt {
+            return last.addingTimeInterval(TimeInterval(interval))
+        }
+        return schedule.lastReportAt.addingTimeInterval(TimeInterval(interval))
+    }
+
+    public func heartbeatDueAt(_ record: UserRecord) -> Date? { heartbeatDueAt(record.schedule) }
+
     /// The earliest moment at which `fire` has something to do for this user.
-    public func nextWakeAt(_ record: UserRecord, daemonStartedAt: Date?) -> Date? {
-        switch (reminderWakeAt(record, daemonStartedAt: daemonStartedAt), heartbeatDueAt(record)) {
+    public func nextWakeAt(_ schedule: UserSchedule, daemonStartedAt: Date?) -> Date? {
+        switch (reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt), heartbeatDueAt(schedule)) {
         case (let reminder?, let heartbeat?): min(reminder, heartbeat)
         case (let reminder?, nil): reminder
         case (nil, let heartbeat?): heartbeat
         case (nil, nil): nil
         }
+    }
+
+    public func nextWakeAt(_ record: UserRecord, daemonStartedAt: Date?) -> Date? {
+        nextWakeAt(record.schedule, daemonStartedAt: daemonStartedAt)
     }
 }

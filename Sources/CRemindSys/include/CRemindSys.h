@@ -1,0 +1,13 @@
+// A minimal C boundary for the Linux calls Swift's Glibc module does not import.
+// Every function carries the `remindsys_` prefix. The header includes no system header:
+// the implementation needs _GNU_SOURCE, which must not leak into Swift's view of Glibc.
+#ifndef CREMINDSYS_H
+#define CREMINDSYS_H
+
+// syncfs(2): flushes the whole file system holding `fd` (a GNU extension).
+int remindsys_syncfs(int fd);
+
+// SO_PEERCRED of a connected Unix socket; returns 0 and fills uid/gid/pid, or -1.
+int remindsys_peer_credentials(int fd, unsigned int *uid, unsigned int *gid, int *pid);
+
+#endif

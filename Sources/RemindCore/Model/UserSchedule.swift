@@ -1,0 +1,56 @@
+import Foundation
+
+/// The part of a user's record that decides when the scheduler must next look at them.
+///
+/// remindd keeps one of these in memory for every user (the user files are read on demand),
+/// and the start-up snapshot stores exactly this, so it is small: no history, one date per
+/// fact the policy's timing rules read.
+public struct UserSchedule: Sendable, Equatable {
+    public var userID: UserID
+    /// The reason a reminder would carry; nil while Always access holds.
+    public var reason: PermissionErrorType?
+    public var notificationsDeliverable: Bool
+    public var timeZone: String?
+    /// The open episode's start; nil when none is open.
+    public var episodeStartedAt: Date?
+    public var deliveredCount: Int
+    public var lastDeliveredAt: Date?
+    public var isSuppressed: Bool
+    public var lastReportAt: Date
+    public var lastHeartbeatAt: Date?
+
+    public init(
+        userID: UserID, reason: PermissionErrorType?, notificationsDeliverable: Bool, timeZone: String?,
+        episodeStartedAt: Date?, deliveredCount: Int, lastDeliveredAt: Date?, isSuppressed: Bool, lastReportAt: Date,
+        lastHeartbeatAt: Date?
+    ) {
+        self.userID = userID
+        self.reason = reason
+        self.notificationsDeliverable = notificationsDeliverable
+        self.timeZone = timeZone
+        self.episodeStartedAt = episodeStartedAt
+        self.deliveredCount = deliveredCount
+        self.lastDeliveredAt = lastDeliveredAt
+        self.isSuppressed = isSuppressed
+        self.lastReportAt = lastReportAt
+        self.lastHeartbeatAt = lastHeartbeatAt
+    }
+}
+
+extension UserRecord {
+    public var schedule: UserSchedule {
+        let open = openEpisode
+        let permissions = permissions
+        return UserSchedule(
+            userID: userID,
+            reason: permissions?.reminderReason,
+            notificationsDeliverable: permissions?.notifications.isDeliverable ?? true,
+            timeZone: permissions?.timeZone,
+            episodeStartedAt: open?.startedAt,
+            deliveredCount: open?.deliveries.count ?? 0,
+            lastDeliveredAt: open?.deliveries.last?.deliveredAt,
+            isSuppressed: open?.isSuppressed ?? false,
+            lastReportAt: lastReportAt,
+            lastHeartbeatAt: lastHeartbeatAt)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import RemindCore
+
+/// One line of the write-ahead log.
+///
+/// - `{"op":"put","record":{…},"events":[{"sinks":[…],"event":{…}}]}`: a user's whole record
+///   after a change, with the events the change produced: one line, so a crash keeps both or
+///   neither.
+/// - `{"op":"delete","userID":"…"}`: the user was forgotten.
+/// - `{"op":"ack","id":"…","sink":"…"}`: a sink is done with an event.
+enum LogEntry {
+    case put(UserRecord, events: [(event: OutboxEvent, sinks: [String])])
+    case delete(UserID)
+    case ack(eventID: String, sink: String)
+
+    var line: [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 1024)
+        writer.beginObject()
+        switch self {
+        case .put(let record, let events):
+            writer.member("op", "put")
+            writer.key("record")
+            writer.raw(record.jsonBytes)
+            writer.key("events")
+            writer.beginArray()
+            for (event, sinks) in events {
+                writer.beginObject()
+                writer.member("sinks", strings: sinks)
+                writer.key("event")
+                writer.raw(event.bytes)
+                writer.endObject()
+            }
+            writer.endArray()
+        case .delete(let userID):
+            writer.member("op", "delete")
+            writer.member("userID", userID.rawValue)
+        case .ack(let eventID, let sink):
+            writer.member("op", "ack")
+            writer.member("id", eventID)
+            writer.member("sink", sink)
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// Decodes a line; nil for anything that is not a whole, valid entry (a torn tail).
+    init?(line: ArraySlice<UInt8>) {
+        guard case .object(let object)? = try? JSONParser.parse(line), case .string(let op)? = object["op"] else {
+            return nil
+        }
+        switch op {
+        case "put":
+            guard case .object(let recordObject)? = object["record"],
+                let record = try? UserRecord(object: recordObject),
+                case .array(let eventValues)? = object["events"]
+            else { return nil }
+            var events: [(OutboxEvent, [String])] = []
+            for value in eventValues {
+                guard case .object(let entry) = value, case .array(let sinkValues)? = entry["sinks"],
+                    let eventValue = entry["event"],
+                    let event = try? OutboxEvent(bytes: Array(eventValue.serialized.utf8))
+                else { return nil }
+                events.append((event, sinkValues.compactMap { if case .string(let name) = $0 { name } else { nil } }))
+            }
+            self = .put(record, events: events)
+        case "delete":
+            guard case .string(let raw)? = object["userID"], let userID = try? UserID(raw) else { return nil }
+            self = .delete(userID)
+        case "ack":
+            guard case .string(let id)? = object["id"], case .string(let sink)? = object["sink"] else { return nil }
+            self = .ack(eventID: id, sink: sink)
+        default:
+            return nil
+        }
+    }
+}

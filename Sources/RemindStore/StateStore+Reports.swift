@@ -1,0 +1,57 @@
+import Foundation
+import RemindCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension StateStore {
+    /// Stores a validated report and returns what it changed, once the change is durable.
+    ///
+    /// A report that changes nothing but `lastReportAt` and the count is not logged: its
+    /// reply does not wait for a disk write (DESIGN §2), and the file catches up at the next
+    /// checkpoint.
+    public func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome {
+        try await withUser(userID) {
+            let current = try load(userID)
+            let outcome = policy.apply(report, to: current, userID: userID, receivedAt: receivedAt)
+            let events = outcome.events.map(OutboxEvent.init)
+            if outcome.changed || current == nil {
+                try await logged([logLine(outcome.record, events: events)]) {
+                    install(outcome.record)
+                    enqueue(events)
+                }
+            } else {
+                install(outcome.record)
+            }
+            return outcome
+        }
+    }
+
+    /// The user's record, or nil for an unknown (or quarantined) user.
+    public func record(_ userID: UserID) throws -> UserRecord? {
+        try load(userID)
+    }
+
+    /// Forgets a user: their file and schedule go; nothing is emitted. False when unknown.
+    public func delete(_ userID: UserID) async throws -> Bool {
+        try await withUser(userID) {
+            guard try load(userID) != nil else { return false }
+            try await logged([LogEntry.delete(userID).line]) {
+                cache[userID] = nil
+                dirty[userID] = nil
+                schedules[userID] = nil
+                index.set(userID, wake: nil)
+                // The logged delete covers a crash before this unlink: replay unlinks again.
+                try files.remove(userID)
+            }
+            return true
+        }
+    }
+
+    public var userCount: Int { schedules.count }
+
+    public func schedule(of userID: UserID) -> UserSchedule? { schedules[userID] }
+
+    public func userFilePath(_ userID: UserID) -> String { files.path(for: userID) }
+}

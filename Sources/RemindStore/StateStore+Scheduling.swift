@@ -1,0 +1,133 @@
+import Foundation
+import RemindCore
+
+/// What one pass of the scheduler did.
+public struct FireSummary: Sendable, Equatable {
+    public var users = 0
+    public var events: [OutboxEvent] = []
+    public var suppressed: [UserID] = []
+}
+
+/// A reminder waiting for its time, as `GET /v1/reminders` lists it.
+public struct PendingReminder: Sendable, Equatable {
+    public var userID: UserID
+    public var dueAt: Date
+    public var sequence: Int
+    public var reason: PermissionErrorType
+}
+
+/// Counts for `GET /v1/status` and the metrics.
+public struct StoreStatistics: Sendable, Equatable {
+    public var users = 0
+    public var openEpisodes = 0
+    public var pendingReminders = 0
+    public var nextReminderAt: Date?
+    public var suppressed = 0
+    public var quarantined = 0
+    public var outboxPending: [String: Int] = [:]
+    public var dirtyRecords = 0
+}
+
+extension StateStore {
+    /// The earliest wake-up of any user.
+    public func nextWakeAt() -> Date? { index.next?.wake }
+
+    /// Fires everything due at `now`, up to `limit` users, and returns the events (already
+    /// durable in the log and in the outbox). On a write failure nothing changes and the
+    /// users stay due.
+    public func fireDue(now: Date, limit: Int = 1024) async throws -> FireSummary {
+        let due = index.popDue(now: now, limit: limit)
+        guard !due.isEmpty else { return FireSummary() }
+        var summary = FireSummary()
+        var lines: [[UInt8]] = []
+        var records: [UserRecord] = []
+        var suppressed: [UserID] = []
+        var events: [OutboxEvent] = []
+        // Users with a report in flight are left for the next pass rather than waited for.
+        var deferred: [UserID] = []
+        for userID in due {
+            guard !busy.contains(userID) else {
+                deferred.append(userID)
+                continue
+            }
+            guard let record = try load(userID) else { continue }
+            let outcome = policy.fire(record, now: now, daemonStartedAt: daemonStartedAt)
+            guard outcome.changed else {
+                // Nothing to do after all (the wake-up was stale): schedule afresh.
+                let wake = policy.nextWakeAt(record.schedule, daemonStartedAt: daemonStartedAt)
+                index.set(userID, wake: wake.map { $0 <= now ? now.addingTimeInterval(1) : $0 })
+                continue
+            }
+            let userEvents = outcome.events.map(OutboxEvent.init)
+            lines.append(logLine(outcome.record, events: userEvents))
+            records.append(outcome.record)
+            events += userEvents
+            if outcome.suppressed { suppressed.append(userID) }
+        }
+        for userID in records.map(\.userID) { busy.insert(userID) }
+        defer {
+            for record in records { release(record.userID) }
+            for userID in deferred { index.set(userID, wake: now) }
+        }
+        do {
+            try await logged(lines) {
+                for record in records { install(record) }
+                enqueue(events)
+                suppressedTotal += suppressed.count
+            }
+        } catch {
+            for record in records {
+                index.set(record.userID, wake: now)
+            }
+            throw error
+        }
+        summary.users = records.count
+        summary.events = events
+        summary.suppressed = suppressed
+        return summary
+    }
+
+    /// Reminders due before `dueBefore` (all when nil), soonest first, at most `limit`.
+    public func pendingReminders(dueBefore: Date?, limit: Int) -> [PendingReminder] {
+        var pending: [PendingReminder] = []
+        for schedule in schedules.values {
+            guard let due = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt) else { continue }
+            if let dueBefore, due >= dueBefore { continue }
+            pending.append(
+                PendingReminder(
+                    userID: schedule.userID, dueAt: due, sequence: schedule.deliveredCount + 1,
+                    reason: schedule.reason ?? .locationNotAuthorizedAlways))
+        }
+        pending.sort { $0.dueAt < $1.dueAt || ($0.dueAt == $1.dueAt && $0.userID < $1.userID) }
+        return Array(pending.prefix(limit))
+    }
+
+    public func statistics() -> StoreStatistics {
+        var statistics = StoreStatistics()
+        statistics.users = schedules.count
+        for schedule in schedules.values {
+            if schedule.episodeStartedAt != nil { statistics.openEpisodes += 1 }
+            if let due = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt) {
+                statistics.pendingReminders += 1
+                if statistics.nextReminderAt == nil || due < statistics.nextReminderAt! {
+                    statistics.nextReminderAt = due
+                }
+            }
+        }
+        statistics.suppressed = suppressedTotal
+        statistics.quarantined = files.quarantinedCount
+        for sink in outbox.sinks { statistics.outboxPending[sink] = outbox.pending(sink: sink) }
+        statistics.dirtyRecords = dirty.count
+        return statistics
+    }
+
+    /// Applies a new configuration: every due time is recomputed.
+    public func setPolicy(_ policy: ReminderPolicy) {
+        self.policy = policy
+        index.removeAll()
+        for (userID, schedule) in schedules {
+            index.set(userID, wake: policy.nextWakeAt(schedule, daemonStartedAt: daemonStartedAt))
+        }
+        scheduleChanged.signal()
+    }
+}

@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the store could not do what was asked.
+///
+/// A struct wrapping a private enum, so cases can be added without breaking callers; the
+/// daemon maps `isDiskFull`/`isReadOnly` to 503 at its edge.
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    enum Kind: Equatable {
+        case io(operation: String, path: String, errno: Int32)
+        case locked(lockFile: String, holder: String)
+        case corrupt(path: String, reason: String)
+    }
+
+    let kind: Kind
+
+    static func io(_ operation: String, _ path: String, errno code: Int32 = errno) -> StoreError {
+        StoreError(kind: .io(operation: operation, path: path, errno: code))
+    }
+
+    static func locked(_ lockFile: String, holder: String) -> StoreError {
+        StoreError(kind: .locked(lockFile: lockFile, holder: holder))
+    }
+
+    static func corrupt(_ path: String, _ reason: String) -> StoreError {
+        StoreError(kind: .corrupt(path: path, reason: reason))
+    }
+
+    /// The disk is full (or over quota): writes fail until space returns.
+    public var isDiskFull: Bool {
+        if case .io(_, _, let code) = kind { return code == ENOSPC || code == EDQUOT }
+        return false
+    }
+
+    /// The file system is read-only.
+    public var isReadOnly: Bool {
+        if case .io(_, _, let code) = kind { return code == EROFS }
+        return false
+    }
+
+    /// Another daemon holds the state directory.
+    public var isLocked: Bool {
+        if case .locked = kind { return true }
+        return false
+    }
+
+    public var description: String {
+        switch kind {
+        case .io(let operation, let path, let code):
+            "\(operation) \(path): \(String(cString: strerror(code)))"
+        case .locked(let lockFile, let holder):
+            "the state directory is in use by another remindd (\(holder)); lock file \(lockFile)"
+        case .corrupt(let path, let reason):
+            "\(path): \(reason)"
+        }
+    }
+}
