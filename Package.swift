@@ -26,7 +26,10 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "RemindSinks", dependencies: ["RemindCore"]),
+        .target(
+            name: "RemindSinks",
+            dependencies: ["RemindCore", .product(name: "Logging", package: "swift-log")]
+        ),
         .systemLibrary(
             name: "CSystemd",
             pkgConfig: "libsystemd",
@@ -37,11 +40,39 @@ let package = Package(
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
+            name: "RemindDaemon",
+            dependencies: [
+                "RemindCore", "RemindAPI", "RemindConfig", "RemindStore", "RemindSinks", "Systemd", "CRemindSys",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "remindd",
+            dependencies: [
+                "RemindDaemon", "RemindConfig", "Systemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "RemindTesting",
             dependencies: ["RemindCore"]
         ),
         .testTarget(name: "RemindCoreTests", dependencies: ["RemindCore", "RemindAPI", "RemindTesting"]),
         .testTarget(name: "RemindConfigTests", dependencies: ["RemindConfig", "RemindCore"]),
+        .testTarget(
+            name: "RemindDaemonTests",
+            dependencies: [
+                "RemindDaemon", "RemindTesting", "RemindStore", "RemindSinks", "RemindConfig",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
     ],
     swiftLanguageModes: [.v6]

@@ -17,6 +17,7 @@ extension StateStore {
     public func complete(_ eventID: String, sink: String) {
         if outbox.complete(eventID, sink: sink) {
             wal.appendLazily(LogEntry.ack(eventID: eventID, sink: sink).line)
+            if outbox.entries[eventID] == nil { eventsCompleted += 1 }
         }
     }
 

@@ -26,6 +26,8 @@ public struct StoreStatistics: Sendable, Equatable {
     public var quarantined = 0
     public var outboxPending: [String: Int] = [:]
     public var dirtyRecords = 0
+    /// Events every sink is done with.
+    public var eventsDelivered = 0
 }
 
 extension StateStore {
@@ -118,6 +120,7 @@ extension StateStore {
         statistics.quarantined = files.quarantinedCount
         for sink in outbox.sinks { statistics.outboxPending[sink] = outbox.pending(sink: sink) }
         statistics.dirtyRecords = dirty.count
+        statistics.eventsDelivered = eventsCompleted
         return statistics
     }
 

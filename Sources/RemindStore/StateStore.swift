@@ -58,6 +58,8 @@ public actor StateStore {
     var appendTickets: UInt64 = 0
     var inFlight: Set<UInt64> = []
     var drainWaiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Events every sink finished with since start.
+    var eventsCompleted = 0
     /// Suppressions recorded since start.
     public internal(set) var suppressedTotal = 0
     public nonisolated let scheduleChanged = AsyncSignal()

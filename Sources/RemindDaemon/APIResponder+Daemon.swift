@@ -1,0 +1,138 @@
+import Foundation
+import Hummingbird
+import RemindAPI
+import RemindConfig
+import RemindCore
+import RemindStore
+
+extension APIResponder {
+    func getReminders(_ request: Request) async throws -> Response {
+        var dueBefore: Date?
+        if let text = request.uri.queryParameters["dueBefore"] {
+            guard let date = RFC3339.parse(String(text)) else {
+                throw ValidationError(field: "dueBefore", reason: "must be an RFC 3339 timestamp")
+            }
+            dueBefore = date
+        }
+        let limit = try Self.integerParameter(request, "limit", range: 1...100_000) ?? 100
+        let reminders = await runtime.store.pendingReminders(dueBefore: dueBefore, limit: limit)
+        return HTTPResponses.json { writer in
+            writer.beginObject()
+            writer.key("reminders")
+            writer.beginArray()
+            for reminder in reminders {
+                writer.beginObject()
+                writer.member("userID", reminder.userID.rawValue)
+                writer.member("dueAt", RFC3339.format(reminder.dueAt))
+                writer.member("sequence", reminder.sequence)
+                writer.member("reason", reminder.reason.rawValue)
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.endObject()
+        }
+    }
+
+    func getStatus() async -> Response {
+        let statistics = await runtime.store.statistics()
+        let sinkCounts = runtime.sinks.map { ($0, $0.statistics.snapshot) }
+        let configuration = runtime.configuration
+        return HTTPResponses.json { writer in
+            writer.beginObject()
+            writer.member("version", DaemonRuntime.version)
+            writer.member("startedAt", RFC3339.format(runtime.startedAt))
+            writer.member("users", statistics.users)
+            writer.member("openEpisodes", statistics.openEpisodes)
+            writer.member("pendingReminders", statistics.pendingReminders)
+            writer.member("nextReminderAt", statistics.nextReminderAt.map(RFC3339.format))
+            writer.member("delivered", statistics.eventsDelivered)
+            writer.member("suppressed", statistics.suppressed)
+            writer.member("failed", sinkCounts.reduce(0) { $0 + $1.1.failed })
+            writer.member("deadLetters", sinkCounts.reduce(0) { $0 + $1.1.deadLettered })
+            writer.member("quarantined", statistics.quarantined)
+            writer.key("sinks")
+            writer.beginArray()
+            for (handle, counts) in sinkCounts {
+                writer.beginObject()
+                writer.member("name", handle.sink.name)
+                writer.member("type", handle.sink.type)
+                writer.member("delivered", counts.delivered)
+                writer.member("failed", counts.failed)
+                writer.member("pending", statistics.outboxPending[handle.sink.name] ?? 0)
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.key("notification")
+            writer.value(configuration.notification.json)
+            writer.endObject()
+        }
+    }
+
+    func getConfiguration() -> Response {
+        HTTPResponses.json { $0.value(runtime.configuration.json) }
+    }
+
+    func postReload() async -> Response {
+        do {
+            let configuration = try await runtime.reload()
+            return HTTPResponses.json { $0.value(configuration.json) }
+        } catch {
+            return HTTPResponses.problem(
+                Problem(
+                    status: 422, title: "Invalid configuration",
+                    detail: "\(error.description); the running configuration is kept",
+                    field: error.field.isEmpty ? nil : error.field))
+        }
+    }
+
+    func getMetrics() async -> Response {
+        let statistics = await runtime.store.statistics()
+        let counts = runtime.counts
+        var text = MetricsText()
+        text.gauge("remindd_users", "Users known to remindd.", Double(statistics.users))
+        text.gauge("remindd_open_episodes", "Users without Always access.", Double(statistics.openEpisodes))
+        text.gauge("remindd_pending_reminders", "Reminders scheduled.", Double(statistics.pendingReminders))
+        text.counter("remindd_reports_total", "Reports stored.", Double(counts.reports))
+        text.counter("remindd_report_changes_total", "Reports that changed a user.", Double(counts.changes))
+        text.counter("remindd_reports_rejected_total", "Reports refused as invalid.", Double(counts.rejected))
+        text.counter("remindd_reminders_suppressed_total", "Reminders suppressed (notifications off).", Double(statistics.suppressed))
+        text.counter("remindd_events_completed_total", "Events every sink is done with.", Double(statistics.eventsDelivered))
+        text.gauge("remindd_quarantined_files", "Files in quarantine/.", Double(statistics.quarantined))
+        text.gauge("remindd_dirty_records", "Records not yet checkpointed to their files.", Double(statistics.dirtyRecords))
+        for handle in runtime.sinks {
+            let sink = handle.statistics.snapshot
+            let labels = "sink=\"\(handle.sink.name)\",type=\"\(handle.sink.type)\""
+            text.counter("remindd_sink_delivered_total", "Events delivered by the sink.", Double(sink.delivered), labels)
+            text.counter("remindd_sink_failed_total", "Failed delivery attempts.", Double(sink.failed), labels)
+            text.counter("remindd_sink_dead_lettered_total", "Events given up on.", Double(sink.deadLettered), labels)
+            text.gauge("remindd_sink_outbox_depth", "Events waiting for the sink.", Double(statistics.outboxPending[handle.sink.name] ?? 0), labels)
+            text.counter("remindd_sink_delivery_seconds_sum", "Delivery latency, sum.", sink.latencySum, labels)
+            text.counter("remindd_sink_delivery_seconds_count", "Delivery latency, count.", Double(sink.latencyCount), labels)
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text.text)))
+    }
+}
+
+/// Prometheus text exposition, written by hand: a few dozen lines need no library.
+struct MetricsText {
+    private(set) var text = ""
+    private var described: Set<String> = []
+
+    mutating func gauge(_ name: String, _ help: String, _ value: Double, _ labels: String = "") {
+        sample(name, "gauge", help, value, labels)
+    }
+
+    mutating func counter(_ name: String, _ help: String, _ value: Double, _ labels: String = "") {
+        sample(name, "counter", help, value, labels)
+    }
+
+    private mutating func sample(_ name: String, _ type: String, _ help: String, _ value: Double, _ labels: String) {
+        if described.insert(name).inserted {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        }
+        let number = value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        text += labels.isEmpty ? "\(name) \(number)\n" : "\(name){\(labels)} \(number)\n"
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import RemindAPI
+import RemindCore
+import Systemd
+
+extension APIResponder {
+    func postReport(_ request: Request, userID: UserID) async throws -> Response {
+        let body: ByteBuffer
+        switch try await self.body(of: request) {
+        case .success(let buffer): body = buffer
+        case .failure(let response): return response
+        }
+        let receivedAt = runtime.wallClock()
+        let report: PermissionReport
+        do {
+            report = try PermissionReport(json: body.readableBytesView, receivedAt: receivedAt)
+        } catch {
+            runtime.count { $0.rejected += 1 }
+            return HTTPResponses.badRequest(error)
+        }
+        let outcome = try await runtime.store.report(report, for: userID, receivedAt: receivedAt)
+        runtime.count {
+            $0.reports += 1
+            if outcome.changed { $0.changes += 1 }
+        }
+        log(outcome.transitions, userID: userID)
+        let policy = await runtime.store.policy
+        guard let status = UserStatus(record: outcome.record, policy: policy, daemonStartedAt: runtime.startedAt) else {
+            return HTTPResponses.problem(500, "Internal error", "stored user has no state")
+        }
+        return HTTPResponses.json(status.jsonBytes)
+    }
+
+    private func log(_ transitions: [EpisodeTransition], userID: UserID) {
+        for transition in transitions {
+            var metadata: Logger.Metadata = ["REMINDD_USER_ID": .string(userID.rawValue)]
+            switch transition {
+            case .opened(let startedAt):
+                metadata[MessageID.metadataKey] = MessageID.episodeOpened.metadataValue
+                runtime.logger.info("episode opened for \(userID) at \(RFC3339.format(startedAt))", metadata: metadata)
+            case .closed(let startedAt, let closedAt, let delivered):
+                metadata[MessageID.metadataKey] = MessageID.episodeClosed.metadataValue
+                runtime.logger.info(
+                    "episode of \(userID) since \(RFC3339.format(startedAt)) closed at \(RFC3339.format(closedAt)) after \(delivered) reminder(s)",
+                    metadata: metadata)
+            case .movedStart(let from, let to):
+                runtime.logger.info(
+                    "episode of \(userID) starts earlier: \(RFC3339.format(from)) → \(RFC3339.format(to))",
+                    metadata: metadata)
+            }
+        }
+    }
+
+    func getUser(_ userID: UserID) async throws -> Response {
+        guard let record = try await runtime.store.record(userID) else {
+            return HTTPResponses.notFound("no user \(userID)")
+        }
+        let policy = await runtime.store.policy
+        guard let status = UserStatus(record: record, policy: policy, daemonStartedAt: runtime.startedAt) else {
+            return HTTPResponses.notFound("no user \(userID)")
+        }
+        return HTTPResponses.json(status.jsonBytes)
+    }
+
+    func deleteUser(_ userID: UserID) async throws -> Response {
+        guard try await runtime.store.delete(userID) else {
+            return HTTPResponses.notFound("no user \(userID)")
+        }
+        runtime.logger.info("user forgotten", metadata: ["REMINDD_USER_ID": .string(userID.rawValue)])
+        return Response(status: .noContent)
+    }
+
+    func getHistory(_ request: Request, userID: UserID) async throws -> Response {
+        let limit = try Self.integerParameter(request, "limit", range: 1...1_000_000) ?? Int.max
+        guard let record = try await runtime.store.record(userID) else {
+            return HTTPResponses.notFound("no user \(userID)")
+        }
+        return HTTPResponses.json { writer in
+            writer.beginObject()
+            writer.member("userID", userID.rawValue)
+            writer.key("entries")
+            writer.beginArray()
+            for entry in record.history.prefix(limit) {
+                writer.beginObject()
+                writer.member("observedAt", RFC3339.format(entry.observedAt))
+                writer.member("receivedAt", RFC3339.format(entry.receivedAt))
+                writer.key("permissions")
+                UserRecord.write(entry.permissions, observedAt: nil, to: &writer)
+                writer.member("errors", strings: entry.errors.map(\.rawValue))
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.endObject()
+        }
+    }
+
+    func getExplanation(_ userID: UserID) async throws -> Response {
+        guard let record = try await runtime.store.record(userID) else {
+            return HTTPResponses.notFound("no user \(userID)")
+        }
+        let policy = await runtime.store.policy
+        let explanation = policy.explain(record, now: runtime.wallClock(), daemonStartedAt: runtime.startedAt)
+        return HTTPResponses.json { writer in
+            writer.beginObject()
+            writer.member("userID", userID.rawValue)
+            writer.member("nextReminderAt", explanation.nextReminderAt.map(RFC3339.format))
+            writer.key("reasons")
+            writer.beginArray()
+            for reason in explanation.reasons {
+                writer.beginObject()
+                writer.member("code", reason.code.rawValue)
+                writer.member("text", reason.text)
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.endObject()
+        }
+    }
+
+    /// An integer query parameter in `range`; nil when absent; a 400 naming it otherwise.
+    static func integerParameter(_ request: Request, _ name: String, range: ClosedRange<Int>) throws(ValidationError)
+        -> Int?
+    {
+        guard let text = request.uri.queryParameters[name[...]] else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw ValidationError(field: name, reason: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+}

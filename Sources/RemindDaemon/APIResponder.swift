@@ -1,0 +1,117 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import RemindAPI
+import RemindCore
+import RemindStore
+
+/// The HTTP API of DESIGN §3 as one responder.
+///
+/// Routing is done here on the raw path rather than by Hummingbird's router: a user ID is a
+/// percent-encoded path segment, and `a%2Fb` must reach the ID check (and get its 400), not be
+/// decoded into two segments first; and every miss must still answer problem+json.
+public struct APIResponder: HTTPResponder {
+    public typealias Context = RemindRequestContext
+
+    let runtime: DaemonRuntime
+    let access: AccessPolicy
+
+    public init(runtime: DaemonRuntime, access: AccessPolicy) {
+        self.runtime = runtime
+        self.access = access
+    }
+
+    public func respond(to request: Request, context: Context) async throws -> Response {
+        if let problem = await access.check(request, context: context) {
+            return HTTPResponses.problem(problem)
+        }
+        let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        do {
+            return try await route(request, segments: Array(segments), context: context)
+        } catch let error as StoreError {
+            return storeFailure(error)
+        } catch let error as ValidationError {
+            return HTTPResponses.badRequest(error)
+        }
+    }
+
+    private func route(_ request: Request, segments: [Substring], context: Context) async throws -> Response {
+        switch (segments.first, segments.dropFirst().first) {
+        case ("v1", "users") where segments.count == 3 || segments.count == 4:
+            let userID = try UserID(pathSegment: segments[2])
+            let action = segments.count == 4 ? segments[3] : nil
+            switch (request.method, action) {
+            case (.post, "reports"): return try await postReport(request, userID: userID)
+            case (.get, nil): return try await getUser(userID)
+            case (.delete, nil): return try await deleteUser(userID)
+            case (.get, "history"): return try await getHistory(request, userID: userID)
+            case (.get, "explain"): return try await getExplanation(userID)
+            case (_, nil): return methodNotAllowed(request, allowed: "GET, DELETE")
+            case (_, "reports"): return methodNotAllowed(request, allowed: "POST")
+            case (_, "history"), (_, "explain"): return methodNotAllowed(request, allowed: "GET")
+            default: break
+            }
+        case ("v1", "reminders") where segments.count == 2:
+            guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
+            return try await getReminders(request)
+        case ("v1", "status") where segments.count == 2:
+            guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
+            return await getStatus()
+        case ("v1", "config") where segments.count == 2:
+            guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
+            return getConfiguration()
+        case ("v1", "reload") where segments.count == 2:
+            guard request.method == .post else { return methodNotAllowed(request, allowed: "POST") }
+            return await postReload()
+        case ("metrics", nil) where segments.count == 1:
+            guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
+            return await getMetrics()
+        default:
+            break
+        }
+        return HTTPResponses.notFound("no route for \(request.method) \(request.uri.path)")
+    }
+
+    private func methodNotAllowed(_ request: Request, allowed: String) -> Response {
+        var response = HTTPResponses.problem(
+            405, "Method not allowed", "\(request.method) is not allowed on \(request.uri.path); use \(allowed)")
+        response.headers[.allow] = allowed
+        return response
+    }
+
+    private func storeFailure(_ error: StoreError) -> Response {
+        if error.isDiskFull || error.isReadOnly {
+            runtime.logger.error("state directory refuses writes: \(error)")
+            var response = HTTPResponses.problem(
+                503, "Storage unavailable",
+                "the state directory cannot be written (\(error.isDiskFull ? "disk full" : "read-only")); nothing was changed, retry later"
+            )
+            response.headers[.retryAfter] = "5"
+            return response
+        }
+        runtime.logger.error("storage error: \(error)")
+        return HTTPResponses.problem(500, "Storage error", "\(error)")
+    }
+
+    enum Body {
+        case success(ByteBuffer)
+        /// The body could not be taken: answer with this response.
+        case failure(Response)
+    }
+
+    /// Reads the body, at most 64 KiB; a 413 response when larger.
+    func body(of request: Request) async throws -> Body {
+        let tooLarge = HTTPResponses.problem(
+            413, "Payload too large", "the body must be at most \(APIPaths.maximumBodySize) bytes")
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > APIPaths.maximumBodySize {
+            return .failure(tooLarge)
+        }
+        var request = request
+        do {
+            return .success(try await request.collectBody(upTo: APIPaths.maximumBodySize))
+        } catch is NIOTooManyBytesError {
+            return .failure(tooLarge)
+        }
+    }
+}

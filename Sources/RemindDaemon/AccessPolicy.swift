@@ -1,0 +1,87 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import RemindAPI
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who may do what on a listener (DESIGN §3).
+///
+/// - On the Unix socket anyone who can connect may read; requests that change state are
+///   allowed for peers whose uid is 0 or the daemon's, or whose gid is the socket's group
+///   (SO_PEERCRED), else 403.
+/// - On TCP every request needs `Authorization: Bearer <token>`, else 401. The comparison
+///   takes the same time wherever the tokens differ, so response timing leaks nothing.
+public enum AccessPolicy: Sendable {
+    case unixSocket(daemonUID: uid_t, socketGID: gid_t)
+    case bearer(token: [UInt8])
+    /// No checks: in-process tests, which have no socket to ask.
+    case open
+
+    /// nil when allowed, else the problem to answer with.
+    func check(_ request: Request, context: RemindRequestContext) async -> Problem? {
+        switch self {
+        case .open:
+            return nil
+        case .bearer(let token):
+            guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+                Self.constantTimeEqual(Array(header.utf8.dropFirst(7)), token)
+            else {
+                return Problem(status: 401, title: "Unauthorized", detail: "a valid Authorization: Bearer token is required")
+            }
+            return nil
+        case .unixSocket(let daemonUID, let socketGID):
+            guard request.method == .post || request.method == .delete || request.method == .put
+                || request.method == .patch
+            else { return nil }
+            guard let credentials = await PeerCredentials.of(context.channel) else {
+                return Problem(status: 403, title: "Forbidden", detail: "peer credentials unavailable")
+            }
+            if credentials.uid == 0 || credentials.uid == daemonUID || credentials.gid == socketGID {
+                return nil
+            }
+            return Problem(
+                status: 403, title: "Forbidden",
+                detail: "uid \(credentials.uid) may read but not change state: run as root, as the daemon's user, or in the socket's group"
+            )
+        }
+    }
+
+    /// Compares every byte whatever the first difference, so timing does not reveal how much
+    /// of a guessed token was right.
+    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        var difference = UInt8(lhs.count == rhs.count ? 0 : 1)
+        let length = max(lhs.count, rhs.count)
+        for index in 0..<length {
+            let left = index < lhs.count ? lhs[index] : 0
+            let right = index < rhs.count ? rhs[index] : 0
+            difference |= left ^ right
+        }
+        return difference == 0
+    }
+}
+
+/// SO_PEERCRED of a connected Unix socket.
+struct PeerCredentials: Sendable {
+    var pid: pid_t
+    var uid: uid_t
+    var gid: gid_t
+
+    static func of(_ channel: (any Channel)?) async -> PeerCredentials? {
+        guard let provider = channel as? any SocketOptionProvider else { return nil }
+        let option = NIOBSDSocket.Option(rawValue: SO_PEERCRED)
+        guard let credentials: UCred = try? await provider.unsafeGetSocketOption(level: .socket, name: option).get()
+        else { return nil }
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+    }
+
+    /// `struct ucred` of <sys/socket.h>, which Swift's Glibc module hides behind _GNU_SOURCE:
+    /// the kernel fills these three 32-bit fields in this order.
+    private struct UCred: Sendable {
+        var pid: pid_t = 0
+        var uid: uid_t = 0
+        var gid: gid_t = 0
+    }
+}

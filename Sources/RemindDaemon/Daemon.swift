@@ -1,0 +1,167 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import RemindConfig
+import RemindCore
+import RemindSinks
+import RemindStore
+import ServiceLifecycle
+import Systemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the daemon could not start, with the exit code it should end with.
+public struct StartupError: Error, CustomStringConvertible {
+    public var message: String
+    /// 78 (EX_CONFIG) for configuration problems, 1 otherwise.
+    public var exitCode: Int32
+
+    public init(_ message: String, exitCode: Int32 = 1) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    public var description: String { message }
+}
+
+/// The one composition function: everything remindd runs, wired together.
+public enum Daemon {
+    /// Timings a test may shorten.
+    public struct Tuning: Sendable {
+        public var checkpointInterval: Duration = .seconds(2)
+        public var snapshotInterval: Duration = .seconds(60)
+        public var schedulerMaximumSleep: Duration = .seconds(1)
+
+        public init() {}
+    }
+
+    /// Opens the state and builds the services in their shutdown order: listeners stop first
+    /// (finishing in-flight requests), then the scheduler and the sinks' dispatchers, and the
+    /// store last, with a final snapshot.
+    public static func build<C: Clock>(
+        configuration: DaemonConfiguration,
+        logger: Logger,
+        clock: C,
+        wallClock: @escaping @Sendable () -> Date = { Date() },
+        notifier: SystemdNotifier = SystemdNotifier(),
+        tuning: Tuning = Tuning(),
+        reread: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
+    ) throws(StartupError) -> (group: ServiceGroup, runtime: DaemonRuntime) where C.Duration == Duration {
+        let store: StateStore
+        let sinkNames = configuration.sinks.map(\.name)
+        do {
+            store = try StateStore(
+                options: .init(directory: configuration.stateDirectory, sinks: sinkNames),
+                policy: ReminderPolicy(configuration: configuration.policy), now: wallClock(),
+                notice: { logStoreNotice($0, logger: logger) })
+        } catch {
+            throw StartupError("remindd: \(error)")
+        }
+        let summary = store.summary
+        logger.notice(
+            "state loaded from \(configuration.stateDirectory): \(summary.users) users (\(summary.fromSnapshot ? "snapshot" : "full scan") + \(summary.replayedEntries) log entries), \(summary.pendingEvents) events pending",
+            metadata: [MessageID.metadataKey: MessageID.started.metadataValue])
+
+        let handles = try makeSinks(configuration.sinks, logger: logger)
+        let runtime = DaemonRuntime(
+            configuration: configuration, store: store, sinks: handles, logger: logger, notifier: notifier,
+            wallClock: wallClock, reread: reread)
+
+        var services: [any Service] = [
+            StoreService(
+                store: store, clock: clock, logger: logger, checkpointInterval: tuning.checkpointInterval,
+                snapshotInterval: tuning.snapshotInterval)
+        ]
+        for handle in handles {
+            let sinkName = handle.sink.name
+            let dispatcher = SinkDispatcher(
+                sink: handle.sink, retry: handle.retry, source: store, clock: clock, logger: logger,
+                statistics: handle.statistics,
+                deadLetter: { event, attempts, lastError in
+                    logger.error(
+                        "event \(event.id) dead-lettered for \(sinkName) after \(attempts) attempt(s): \(lastError)",
+                        metadata: [
+                            MessageID.metadataKey: MessageID.deadLettered.metadataValue,
+                            "REMINDD_SINK": .string(sinkName), "REMINDD_EVENT_ID": .string(event.id),
+                            "REMINDD_USER_ID": .string(event.userID.rawValue),
+                        ])
+                })
+            services.append(DispatcherService(dispatcher: dispatcher))
+        }
+        let watchdog = (try? Watchdog.fromEnvironment())?.interval
+        services.append(
+            SchedulerService(
+                runtime: runtime, clock: clock, maximumSleep: tuning.schedulerMaximumSleep, watchdogInterval: watchdog))
+        services.append(ReloadService(runtime: runtime))
+        services += try Listeners.make(configuration: configuration, runtime: runtime)
+        services.append(StoppingNotice(runtime: runtime))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        return (group, runtime)
+    }
+
+    static func makeSinks(_ sinks: [SinkConfiguration], logger: Logger) throws(StartupError) -> [DaemonRuntime.SinkHandle] {
+        var handles: [DaemonRuntime.SinkHandle] = []
+        for configuration in sinks {
+            let sink: any EventSink
+            switch configuration.kind {
+            case .journal:
+                sink = JournalSink(name: configuration.name, logger: logger, messageIDs: eventMessageIDs)
+            case .file(let file):
+                sink = FileSink(name: configuration.name, path: file.path)
+            default:
+                throw StartupError(
+                    "remindd: sink \"\(configuration.name)\": type \(configuration.type.rawValue) is not available in this build",
+                    exitCode: 78)
+            }
+            let retry = DeliveryRetryPolicy(
+                initialBackoffSeconds: configuration.retry.initialBackoffSeconds,
+                maxBackoffSeconds: configuration.retry.maxBackoffSeconds,
+                maxAttempts: configuration.retry.maxAttempts)
+            handles.append(.init(sink: sink, statistics: SinkStatistics(), retry: retry))
+        }
+        return handles
+    }
+
+    static let eventMessageIDs: [SinkEvent.Kind: String] = [
+        .reminder: MessageID.reminderDelivered.rawValue,
+        .withdraw: MessageID.reminderWithdrawn.rawValue,
+        .heartbeat: MessageID.heartbeatSent.rawValue,
+    ]
+
+    static func logStoreNotice(_ notice: StoreNotice, logger: Logger) {
+        switch notice {
+        case .quarantined(let path, let movedTo, let reason):
+            logger.error(
+                "unreadable user file \(path) moved to \(movedTo): \(reason)",
+                metadata: [MessageID.metadataKey: MessageID.fileQuarantined.metadataValue])
+        case .clearedTemporaryFiles(let count):
+            logger.notice("removed \(count) temp file(s) left by an interrupted write")
+        case .cutTornLogTail(let bytes):
+            logger.warning("cut \(bytes) bytes of an unacknowledged, torn write off the log")
+        case .scannedAllFiles(let users):
+            logger.notice("no snapshot: read every user file (\(users) users)")
+        case .checkpointFailed(let reason):
+            logger.error("checkpoint failed: \(reason)")
+        }
+    }
+}
+
+/// Sends `STOPPING=1` as soon as shutdown begins (it is the last service, so the first told).
+struct StoppingNotice: Service {
+    let runtime: DaemonRuntime
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        _ = runtime.notifier.stopping()
+        runtime.logger.notice(
+            "stopping: finishing in-flight requests and deliveries",
+            metadata: [MessageID.metadataKey: MessageID.stopping.metadataValue])
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import RemindAPI
+import RemindConfig
+import RemindCore
+import RemindSinks
+import RemindStore
+import Synchronization
+import Systemd
+
+/// What the daemon's parts share: the store, the live configuration, the sinks' counters,
+/// the clock, and how to re-read the configuration.
+public final class DaemonRuntime: Sendable {
+    /// A configured sink with its counters, for status and metrics.
+    public struct SinkHandle: Sendable {
+        public var sink: any EventSink
+        public var statistics: SinkStatistics
+        public var retry: DeliveryRetryPolicy
+    }
+
+    public static let version = "0.1.0"
+
+    public let store: StateStore
+    public let startedAt: Date
+    public let sinks: [SinkHandle]
+    public let logger: Logger
+    public let notifier: SystemdNotifier
+    /// The wall clock: due dates and timestamps. Injected so tests control time.
+    public let wallClock: @Sendable () -> Date
+    /// Re-reads the configuration file (for reload); throws when it is invalid.
+    let reread: @Sendable () throws(ConfigurationError) -> DaemonConfiguration
+    private let current: Mutex<DaemonConfiguration>
+    private let counters = Mutex(Counters())
+
+    struct Counters {
+        var reports = 0
+        var changes = 0
+        var rejected = 0
+        var remindersDelivered = 0
+        var lastError: String?
+    }
+
+    public init(
+        configuration: DaemonConfiguration, store: StateStore, sinks: [SinkHandle], logger: Logger,
+        notifier: SystemdNotifier = SystemdNotifier(), wallClock: @escaping @Sendable () -> Date,
+        reread: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
+    ) {
+        self.current = Mutex(configuration)
+        self.store = store
+        self.startedAt = store.daemonStartedAt
+        self.sinks = sinks
+        self.logger = logger
+        self.notifier = notifier
+        self.wallClock = wallClock
+        self.reread = reread
+    }
+
+    public var configuration: DaemonConfiguration { current.withLock { $0 } }
+
+    func count(_ body: (inout Counters) -> Void) {
+        counters.withLock { body(&$0) }
+    }
+
+    var counts: Counters { counters.withLock { $0 } }
+
+    /// Re-reads the configuration and applies what can change while running (the policy:
+    /// notification, schedule, heartbeat, history). Listeners, the state directory and the
+    /// sinks need a restart; a change to them is applied then and logged now.
+    public func reload() async throws(ConfigurationError) -> DaemonConfiguration {
+        _ = notifier.reloading()
+        defer { _ = notifier.ready(status: nil) }
+        let fresh: DaemonConfiguration
+        do {
+            fresh = try reread()
+        } catch {
+            logger.error(
+                "configuration rejected, keeping the running one: \(error)",
+                metadata: [MessageID.metadataKey: MessageID.configurationRejected.metadataValue])
+            throw error
+        }
+        let previous = current.withLock { current -> DaemonConfiguration in
+            defer { current = fresh }
+            return current
+        }
+        if previous.listen != fresh.listen || previous.stateDirectory != fresh.stateDirectory
+            || previous.sinks != fresh.sinks
+        {
+            logger.warning("listen, stateDirectory and sinks changes take effect at the next restart")
+        }
+        await store.setPolicy(ReminderPolicy(configuration: fresh.policy))
+        logger.notice(
+            "configuration reloaded",
+            metadata: [MessageID.metadataKey: MessageID.configurationReloaded.metadataValue])
+        return fresh
+    }
+}

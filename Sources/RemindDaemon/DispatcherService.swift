@@ -1,0 +1,24 @@
+import Logging
+import RemindCore
+import RemindSinks
+import RemindStore
+import ServiceLifecycle
+import Systemd
+
+extension StateStore: OutboxSource {}
+
+/// Runs one sink's dispatcher as a service. On shutdown the delivery in progress finishes;
+/// whatever is left stays in the durable outbox for the next start.
+public struct DispatcherService<C: Clock>: Service where C.Duration == Duration {
+    let dispatcher: SinkDispatcher<C>
+
+    public init(dispatcher: SinkDispatcher<C>) {
+        self.dispatcher = dispatcher
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await dispatcher.run()
+        }
+    }
+}

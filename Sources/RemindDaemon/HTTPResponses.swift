@@ -1,0 +1,43 @@
+import Hummingbird
+import NIOCore
+import RemindAPI
+import RemindCore
+
+/// Building the API's responses: compact JSON, and RFC 9457 problems for every error.
+enum HTTPResponses {
+    static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func json(status: HTTPResponse.Status = .ok, _ build: (inout JSONWriter) -> Void) -> Response {
+        var writer = JSONWriter()
+        build(&writer)
+        return json(writer.bytes, status: status)
+    }
+
+    static func problem(_ problem: Problem) -> Response {
+        var headers: HTTPFields = [.contentType: Problem.mediaType]
+        if problem.status == 401 { headers[.wwwAuthenticate] = "Bearer" }
+        return Response(
+            status: HTTPResponse.Status(code: problem.status),
+            headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: problem.jsonBytes)))
+    }
+
+    static func problem(_ status: Int, _ title: String, _ detail: String, field: String? = nil) -> Response {
+        problem(Problem(status: status, title: title, detail: detail, field: field))
+    }
+
+    static func badRequest(_ error: ValidationError) -> Response {
+        problem(
+            400, "Invalid request", error.field.isEmpty ? error.reason : "\(error.field) \(error.reason)",
+            field: error.field.isEmpty ? nil : error.field)
+    }
+
+    static func notFound(_ detail: String) -> Response {
+        problem(404, "Not found", detail)
+    }
+}

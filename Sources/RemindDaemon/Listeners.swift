@@ -1,0 +1,125 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import RemindConfig
+import ServiceLifecycle
+import Synchronization
+import Systemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The HTTP listeners: the Unix socket always, TCP when configured; one Hummingbird
+/// application each over the same API. `READY=1` goes out once every one of them serves.
+enum Listeners {
+    static func make(configuration: DaemonConfiguration, runtime: DaemonRuntime) throws(StartupError) -> [any Service] {
+        let socketPath = configuration.listen.socket
+        try prepareSocketPath(socketPath)
+        var expected = 1
+        var token: [UInt8]?
+        if configuration.listen.tcp != nil {
+            expected += 1
+            guard let tokenFile = configuration.listen.tokenFile else {
+                throw StartupError("remindd: listen.tcp needs listen.tokenFile", exitCode: 78)
+            }
+            guard let bytes = FileManager.default.contents(atPath: tokenFile) else {
+                throw StartupError("remindd: cannot read listen.tokenFile \(tokenFile)", exitCode: 78)
+            }
+            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty else { throw StartupError("remindd: listen.tokenFile \(tokenFile) is empty", exitCode: 78) }
+            token = Array(text.utf8)
+        }
+        let readiness = Readiness(expected: expected, runtime: runtime)
+        let serverLogger = Logger(label: "remindd.http")
+        var services: [any Service] = []
+        let unix = Application(
+            responder: APIResponder(runtime: runtime, access: .unixSocket(daemonUID: getuid(), socketGID: getgid())),
+            configuration: ApplicationConfiguration(address: .unixDomainSocket(path: socketPath), serverName: "remindd"),
+            onServerRunning: { _ in
+                // Hummingbird creates the socket with the umask's mode: set DESIGN's 0660.
+                chmod(socketPath, 0o660)
+                readiness.listenerRunning("unix socket \(socketPath)")
+            },
+            logger: serverLogger)
+        services.append(unix)
+        if let tcp = configuration.listen.tcpAddress, let token {
+            let app = Application(
+                responder: APIResponder(runtime: runtime, access: .bearer(token: token)),
+                configuration: ApplicationConfiguration(address: .hostname(tcp.host, port: tcp.port), serverName: "remindd"),
+                onServerRunning: { _ in readiness.listenerRunning("tcp \(tcp.host):\(tcp.port)") },
+                logger: serverLogger)
+            services.append(app)
+        }
+        return services
+    }
+
+    /// Makes the socket path usable: its directory exists, and a socket file left by a crashed
+    /// run is removed. A socket something still answers on is another daemon's: refuse.
+    static func prepareSocketPath(_ path: String) throws(StartupError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw StartupError("remindd: cannot create the socket directory \(directory): \(error.localizedDescription)")
+            }
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+            throw StartupError("remindd: \(path) exists and is not a socket; refusing to replace it")
+        }
+        if socketAnswers(path) {
+            throw StartupError("remindd: another process is serving on \(path)")
+        }
+        unlink(path)
+    }
+
+    private static func socketAnswers(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
+    }
+}
+
+/// Counts listeners up and sends `READY=1` with a status line when the last one serves. The
+/// state is loaded before any listener starts, so READY also means `/v1/status` counts every
+/// user.
+final class Readiness: Sendable {
+    private let remaining: Mutex<Int>
+    private let runtime: DaemonRuntime
+
+    init(expected: Int, runtime: DaemonRuntime) {
+        remaining = Mutex(expected)
+        self.runtime = runtime
+    }
+
+    func listenerRunning(_ description: String) {
+        runtime.logger.notice("serving on \(description)")
+        let left = remaining.withLock { count -> Int in
+            count -= 1
+            return count
+        }
+        guard left == 0 else { return }
+        Task {
+            let statistics = await runtime.store.statistics()
+            let status = "\(statistics.users) users, \(statistics.pendingReminders) reminders pending"
+            let result = runtime.notifier.ready(status: status)
+            runtime.logger.notice("ready: \(status) (notify: \(result))")
+        }
+    }
+}

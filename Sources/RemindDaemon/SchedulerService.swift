@@ -1,0 +1,99 @@
+import Foundation
+import Logging
+import RemindCore
+import RemindStore
+import ServiceLifecycle
+import Systemd
+
+/// The single timer loop: sleeps until the earliest due time, fires what is due, and sleeps
+/// again. A report that moves a due time earlier wakes it at once; the sleep is capped so a
+/// jump of the wall clock is noticed within `maximumSleep`.
+///
+/// It also sends `WATCHDOG=1` (when systemd asks for it) from the loop itself, so a stuck
+/// scheduler gets the daemon restarted rather than silently stopping reminders.
+public struct SchedulerService<C: Clock>: Service where C.Duration == Duration {
+    let runtime: DaemonRuntime
+    let clock: C
+    let maximumSleep: Duration
+    let watchdogInterval: Duration?
+    /// Users fired per pass, so that a million reminders due at once are written in batches
+    /// that share log commits, while reports keep being served in between.
+    let batchSize: Int
+
+    public init(
+        runtime: DaemonRuntime, clock: C, maximumSleep: Duration = .seconds(1), watchdogInterval: Duration? = nil,
+        batchSize: Int = 2048
+    ) {
+        self.runtime = runtime
+        self.clock = clock
+        self.maximumSleep = maximumSleep
+        self.watchdogInterval = watchdogInterval
+        self.batchSize = batchSize
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await loop()
+        }
+    }
+
+    private func loop() async {
+        let store = runtime.store
+        var lastWatchdog = clock.now
+        var failures = 0
+        while !Task.isCancelled {
+            if let watchdogInterval, lastWatchdog.duration(to: clock.now) >= watchdogInterval {
+                _ = runtime.notifier.watchdog()
+                lastWatchdog = clock.now
+            }
+            let now = runtime.wallClock()
+            do {
+                let fired = try await store.fireDue(now: now, limit: batchSize)
+                failures = 0
+                if fired.users > 0 {
+                    report(fired)
+                    continue
+                }
+            } catch {
+                // Full disk or similar: the users stay due; try again with a growing pause.
+                failures += 1
+                runtime.logger.error("firing due reminders failed (attempt \(failures)): \(error)")
+                try? await clock.sleep(for: .seconds(min(30, failures)))
+                continue
+            }
+            var wait = maximumSleep
+            if let next = await store.nextWakeAt() {
+                let seconds = max(0, next.timeIntervalSince(runtime.wallClock()))
+                wait = min(wait, .milliseconds(Int64((seconds * 1000).rounded(.up))))
+            }
+            if let watchdogInterval { wait = min(wait, watchdogInterval) }
+            guard wait > .zero else { continue }
+            let pause = wait
+            let clock = self.clock
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await clock.sleep(for: pause) }
+                group.addTask { await store.scheduleChanged.wait() }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    private func report(_ fired: FireSummary) {
+        for event in fired.events where event.kind == .reminder {
+            runtime.logger.info(
+                "reminder \(event.id) due for \(event.userID)",
+                metadata: [
+                    "REMINDD_USER_ID": .string(event.userID.rawValue), "REMINDD_EVENT_ID": .string(event.id),
+                ])
+        }
+        for userID in fired.suppressed {
+            runtime.logger.info(
+                "reminder for \(userID) suppressed: notifications are off",
+                metadata: [
+                    MessageID.metadataKey: MessageID.reminderSuppressed.metadataValue,
+                    "REMINDD_USER_ID": .string(userID.rawValue),
+                ])
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import RemindCore
+
+/// A destination for remindd's events: the plug point of DESIGN §1 "Sink events".
+///
+/// Implementation requirements:
+/// - `deliver` returns only once the event is delivered in the sink's own sense (a file
+///   sink: written and fsync'd; a webhook: answered 2xx). The dispatcher then acknowledges
+///   it and it leaves the outbox for this sink.
+/// - It throws a `SinkError` for a failed attempt: `retryable` ones are tried again with
+///   backoff, others go to the dead letters at once.
+/// - It may be called again with the same event (at-least-once: a crash between delivery
+///   and acknowledgement redelivers); the event's `id` lets receivers de-duplicate.
+/// - It is called by one dispatcher task at a time per sink, in outbox order.
+/// - The bytes to send are `event.bytes`, unchanged: every sink sends the same JSON.
+public protocol EventSink: Sendable {
+    /// The sink's name from the configuration, for logs, metrics and the outbox.
+    var name: String { get }
+    /// The sink's type (`journal`, `file`, …), for status.
+    var type: String { get }
+    func deliver(_ event: OutboxEvent) async throws(SinkError)
+}
+
+/// A failed delivery attempt.
+public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    /// Worth trying again (a timeout, a 5xx); false for a rejection that will not change.
+    public var retryable: Bool
+    /// The receiver's own wait request (`Retry-After`), honoured instead of the backoff.
+    public var retryAfter: Double?
+
+    public init(_ message: String, retryable: Bool = true, retryAfter: Double? = nil) {
+        self.message = message
+        self.retryable = retryable
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { message }
+}
+
+/// A sink that accepts everything and keeps nothing: for configurations that only want the
+/// log, and as the smallest example of the protocol.
+public struct DiscardingSink: EventSink {
+    public let name: String
+    public var type: String { "discard" }
+
+    public init(name: String = "discard") {
+        self.name = name
+    }
+
+    public func deliver(_ event: OutboxEvent) async throws(SinkError) {}
+}

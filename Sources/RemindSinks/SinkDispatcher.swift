@@ -1,0 +1,88 @@
+import Logging
+import RemindCore
+
+/// Feeds one sink from the outbox: in order, one event at a time, retrying failures with
+/// backoff. Each sink has its own dispatcher, so a slow or dead sink delays only itself.
+///
+/// Events that exhaust their attempts (or fail permanently) are handed to `deadLetter` and
+/// completed, so the queue moves on; nothing leaves the outbox any other way.
+public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
+    public let sink: any EventSink
+    public let retry: DeliveryRetryPolicy
+    public let statistics: SinkStatistics
+    let source: any OutboxSource
+    let clock: C
+    let logger: Logger
+    let deadLetter: @Sendable (OutboxEvent, _ attempts: Int, _ lastError: String) async -> Void
+
+    public init(
+        sink: any EventSink, retry: DeliveryRetryPolicy, source: any OutboxSource, clock: C, logger: Logger,
+        statistics: SinkStatistics = SinkStatistics(),
+        deadLetter: @escaping @Sendable (OutboxEvent, Int, String) async -> Void
+    ) {
+        self.sink = sink
+        self.retry = retry
+        self.source = source
+        self.clock = clock
+        self.logger = logger
+        self.statistics = statistics
+        self.deadLetter = deadLetter
+    }
+
+    /// Runs until the task is cancelled; an event being delivered at that moment is
+    /// finished (or left in the outbox for the next start).
+    public func run() async {
+        var random = SystemRandomNumberGenerator()
+        while !Task.isCancelled {
+            guard let event = await source.nextEvent(for: sink.name) else {
+                await source.waitForEvents(for: sink.name)
+                continue
+            }
+            await deliver(event, random: &random)
+        }
+    }
+
+    private func deliver(_ event: OutboxEvent, random: inout SystemRandomNumberGenerator) async {
+        let started = clock.now
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                try await sink.deliver(event)
+                let latency = started.duration(to: clock.now)
+                statistics.update {
+                    $0.delivered += 1
+                    $0.latencySum += Double(latency.components.seconds) + Double(latency.components.attoseconds) / 1e18
+                    $0.latencyCount += 1
+                }
+                await source.complete(event.id, sink: sink.name)
+                return
+            } catch {
+                statistics.update {
+                    $0.failed += 1
+                    $0.lastError = error.message
+                }
+                let exhausted = !error.retryable || attempt >= retry.maxAttempts
+                logger.warning(
+                    "delivery to \(sink.name) failed (attempt \(attempt)): \(error.message)",
+                    metadata: [
+                        "REMINDD_SINK": .string(sink.name), "REMINDD_EVENT_ID": .string(event.id),
+                        "REMINDD_USER_ID": .string(event.userID.rawValue),
+                    ])
+                if exhausted {
+                    statistics.update { $0.deadLettered += 1 }
+                    await deadLetter(event, attempt, error.message)
+                    await source.complete(event.id, sink: sink.name)
+                    return
+                }
+                let delay = retry.delay(afterAttempt: attempt, retryAfter: error.retryAfter, using: &random)
+                do {
+                    try await clock.sleep(for: .milliseconds(Int64(delay * 1000)))
+                } catch {
+                    // Shutting down: the event stays in the outbox and is retried next start.
+                    return
+                }
+            }
+        }
+    }
+}

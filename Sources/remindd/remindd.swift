@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RemindConfig
+import RemindDaemon
+import Systemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// remindd: reminds mobile users to grant Always location access.
+@main
+struct Remindd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remindd",
+        abstract: "Reminds mobile users to grant Always location access.",
+        discussion: """
+            Reads /etc/remindd/remindd.json (or --config / $REMINDD_CONFIG). Run by hand, with no
+            configuration, it keeps its state in $XDG_STATE_HOME/remindd (or ./.remindd) and
+            listens on $XDG_RUNTIME_DIR/remindd.sock (or ./remindd.sock).
+            """,
+        version: DaemonRuntime.version)
+
+    @Option(name: .long, help: "The configuration file.")
+    var config: String?
+
+    @Option(name: .long, help: "The state directory (overrides the file and $REMINDD_STATE_DIRECTORY).")
+    var stateDirectory: String?
+
+    @Option(name: .long, help: "The Unix socket path (overrides the file and $REMINDD_SOCKET).")
+    var socket: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let defaults = ConfigurationLoader.Defaults.detect(
+            environment: environment, currentDirectory: FileManager.default.currentDirectoryPath)
+        let load: @Sendable () throws(ConfigurationError) -> DaemonConfiguration = {
+            [config, stateDirectory, socket] () throws(ConfigurationError) -> DaemonConfiguration in
+            try ConfigurationLoader.load(
+                path: config, environment: environment, stateDirectoryFlag: stateDirectory, socketFlag: socket,
+                defaults: defaults)
+        }
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try load()
+        } catch {
+            Self.fail(error.description, exitCode: 78)
+        }
+
+        let identifier = "remindd"
+        LoggingSystem.bootstrap(JournalLogHandler.factory(identifier: identifier))
+        var logger = Logger(label: identifier)
+        logger.logLevel = .info
+        if defaults != .system {
+            FileHandle.standardError.write(
+                Data(
+                    "remindd: state in \(configuration.stateDirectory), socket \(configuration.listen.socket)\n".utf8))
+        }
+        do {
+            let (group, _) = try Daemon.build(
+                configuration: configuration, logger: logger, clock: ContinuousClock(), reread: load)
+            try await group.run()
+        } catch let error as StartupError {
+            _ = SystemdNotifier().notify(.status(error.message))
+            Self.fail(error.message, exitCode: error.exitCode)
+        } catch {
+            Self.fail("remindd: \(error)", exitCode: 1)
+        }
+    }
+
+    static func fail(_ message: String, exitCode: Int32) -> Never {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        Glibc.exit(exitCode)
+    }
+}
