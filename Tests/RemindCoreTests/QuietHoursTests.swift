@@ -82,6 +82,26 @@ struct QuietHoursTests {
         #expect(unknownZone.dueAt == Fixtures.date("2026-11-22T22:30:00Z"))
     }
 
+    /// Users due inside quiet hours are spread after its end by their jitter, not all
+    /// reminded in its first second.
+    @Test func jitterSpreadsUsersReleasedFromQuietHours() {
+        var configuration = PolicyConfiguration()
+        configuration.quietHours = evening
+        configuration.jitterSeconds = 1_800
+        let policy = ReminderPolicy(configuration: configuration)
+        var dues = Set<Date>()
+        for index in 0..<50 {
+            var harness = PolicyHarness(configuration)
+            harness.userID = Fixtures.userID("night-\(index)")
+            harness.report(Fixtures.report(.whileInUse, at: "2026-11-15T22:30:00Z", timeZone: "Europe/Berlin"))
+            let due = harness.dueAt!
+            let end = Fixtures.date("2026-11-23T07:00:00Z")
+            #expect(due == end + .seconds(Int(policy.jitter(for: harness.userID))))
+            dues.insert(due)
+        }
+        #expect(dues.count > 40)
+    }
+
     /// The time zone is "last known": a later report without one keeps it.
     @Test func timeZoneIsLastKnown() {
         var harness = PolicyHarness()

@@ -62,7 +62,10 @@ public struct JSONWriter: Sendable {
 
     public mutating func double(_ value: Double) {
         separate()
-        if value.rounded() == value, abs(value) < 1e15 {
+        // JSON has no infinity or NaN: write null rather than an unparseable document.
+        if !value.isFinite {
+            bytes.append(contentsOf: "null".utf8)
+        } else if value.rounded() == value, abs(value) < 1e15 {
             bytes.append(contentsOf: String(Int64(value)).utf8)
         } else {
             bytes.append(contentsOf: String(value).utf8)

@@ -33,22 +33,28 @@ public struct ReminderPolicy: Sendable {
         return true
     }
 
-    /// The due time before quiet hours: the episode start plus the delay and the user's jitter
-    /// for the first reminder, the last delivery plus the delay for each one after it.
+    /// The due time before jitter and quiet hours: the episode start plus the delay for the
+    /// first reminder; for each one after it, the last delivery (less the user's jitter, which
+    /// it already carried) plus the delay.
     func unshiftedDueAt(_ schedule: UserSchedule) -> Date? {
         if let last = schedule.lastDeliveredAt, schedule.deliveredCount > 0 {
-            return last.addingTimeInterval(delay)
+            return last.addingTimeInterval(delay - jitter(for: schedule.userID))
         }
-        return schedule.episodeStartedAt?.addingTimeInterval(delay + jitter(for: schedule.userID))
+        return schedule.episodeStartedAt?.addingTimeInterval(delay)
     }
 
-    /// When the next reminder of the open episode is due (after jitter and quiet hours), or nil
-    /// when none will be: Always access holds, or the series has ended.
+    /// When the next reminder of the open episode is due, or nil when none will be: Always
+    /// access holds, or the series has ended.
+    ///
+    /// Quiet hours move the unjittered time out of the window first and the user's jitter is
+    /// added after, so users due in the night are spread after the window's end rather than
+    /// all reminded in its first second; a jitter that lands in the window moves to its end.
     public func reminderDueAt(_ schedule: UserSchedule) -> Date? {
         guard schedule.episodeStartedAt != nil, mayRemind(deliveredCount: schedule.deliveredCount),
             let due = unshiftedDueAt(schedule)
         else { return nil }
-        return quietHoursRelease(due, timeZone: schedule.timeZone)
+        let released = quietHoursRelease(due, timeZone: schedule.timeZone)
+        return quietHoursRelease(released.addingTimeInterval(jitter(for: schedule.userID)), timeZone: schedule.timeZone)
     }
 
     public func reminderDueAt(_ record: UserRecord) -> Date? { reminderDueAt(record.schedule) }

@@ -1,0 +1,65 @@
+import RemindCore
+
+/// Where the HTTP API listens: always on a Unix socket, and on TCP only with a bearer token.
+public struct ListenConfiguration: Sendable, Equatable {
+    /// `sun_path` holds 108 bytes including the terminating NUL; a longer path cannot be bound,
+    /// so it is refused here with the key that set it rather than at bind time.
+    public static let maximumSocketPathBytes = 107
+
+    public var socket: String
+    /// `host:port` of the optional TCP listener, validated as a `TCPAddress`.
+    public var tcp: String?
+    /// The file holding the bearer token for TCP clients. Only the path is configuration: the
+    /// daemon reads the token itself, so it never appears in the effective configuration.
+    public var tokenFile: String?
+
+    public init(
+        socket: String = ConfigurationLoader.Defaults.system.socket, tcp: String? = nil, tokenFile: String? = nil
+    ) {
+        self.socket = socket
+        self.tcp = tcp
+        self.tokenFile = tokenFile
+    }
+
+    /// The parsed TCP address, nil when there is no TCP listener.
+    public var tcpAddress: TCPAddress? {
+        tcp.flatMap { try? TCPAddress($0) }
+    }
+
+    /// Reads the `listen` object; `defaultSocket` stands in when `socket` is absent.
+    public init(object: JSONObject, path: String = "listen", defaultSocket: String) throws(ValidationError) {
+        var reader = try JSONObjectReader.strict(object, path: path)
+        let socket = try reader.path("socket")
+        if let socket { try Self.validateSocket(socket, field: reader.fieldPath("socket")) }
+        let tcp = try reader.string("tcp")
+        if let tcp { _ = try TCPAddress(tcp, field: reader.fieldPath("tcp")) }
+        let tokenFile = try reader.path("tokenFile")
+        try reader.rejectUnknownKeys(context: "in listen (socket, tcp, tokenFile)")
+        // An unauthenticated TCP listener would let anyone on the network change state.
+        if tcp != nil, tokenFile == nil {
+            throw ValidationError(field: reader.fieldPath("tokenFile"), reason: "is required when listen.tcp is set")
+        }
+        self.init(socket: socket ?? defaultSocket, tcp: tcp, tokenFile: tokenFile)
+    }
+
+    /// Checks a socket path from any source; `field` names that source in the error.
+    public static func validateSocket(_ path: String, field: String) throws(ValidationError) {
+        if let reason = PathRule.problem(path) {
+            throw ValidationError(field: field, reason: reason)
+        }
+        let length = path.utf8.count
+        if length > maximumSocketPathBytes {
+            throw ValidationError(
+                field: field,
+                reason: "is \(length) bytes long; a Unix socket path can have at most \(maximumSocketPathBytes)")
+        }
+    }
+
+    public var json: JSONValue {
+        .object([
+            "socket": .string(socket),
+            "tcp": tcp.map(JSONValue.string) ?? .null,
+            "tokenFile": tokenFile.map(JSONValue.string) ?? .null,
+        ])
+    }
+}
