@@ -59,6 +59,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(name: "RemindClient", dependencies: ["RemindAPI"]),
         .target(
             name: "RemindTesting",
             dependencies: ["RemindCore"]
@@ -68,7 +69,7 @@ let package = Package(
         .testTarget(
             name: "RemindDaemonTests",
             dependencies: [
-                "RemindDaemon", "RemindTesting", "RemindStore", "RemindSinks", "RemindConfig",
+                "RemindDaemon", "RemindTesting", "RemindStore", "RemindSinks", "RemindConfig", "RemindClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,0 +1,147 @@
+import Foundation
+import RemindClient
+import RemindTesting
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `remindd` binary, started by a test in a temp directory of its own and stopped by
+/// PID. Readiness is the daemon's own `READY=1` on a real `NOTIFY_SOCKET`, never a sleep.
+final class DaemonProcess: @unchecked Sendable {
+    enum Failure: Error, CustomStringConvertible {
+        case binaryMissing(String)
+        case notReady(String)
+        case exitedEarly(Int32, String)
+
+        var description: String {
+            switch self {
+            case .binaryMissing(let path): "remindd binary not found at \(path); run swift build first"
+            case .notReady(let log): "remindd did not send READY=1; its output:\n\(log)"
+            case .exitedEarly(let status, let log): "remindd exited with \(status); its output:\n\(log)"
+            }
+        }
+    }
+
+    let directory: String
+    var stateDirectory: String { directory + "/state" }
+    var socketPath: String { directory + "/r.sock" }
+    var configPath: String { directory + "/remindd.json" }
+    var eventsPath: String { directory + "/events.jsonl" }
+    var logPath: String { directory + "/remindd.log" }
+    private(set) var process: Process?
+    private var notify: DatagramListener?
+    var client: UnixHTTPClient { UnixHTTPClient(socketPath: socketPath) }
+
+    /// A temp directory with a configuration: a file sink into `events.jsonl` plus whatever
+    /// `configuration` sets at the top level (JSON members without the braces).
+    init(configuration: String = "") throws {
+        var template = Array("/tmp/remindd-e2e-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        directory = String(cString: made)
+        let extra = configuration.isEmpty ? "" : configuration + ","
+        let json = "{\(extra)\"sinks\":[{\"type\":\"file\",\"path\":\"\(eventsPath)\"}]}"
+        try json.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    deinit {
+        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    static var binaryPath: String {
+        // The test bundle sits next to the package's executables in the build directory.
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var candidate = bundle.appendingPathComponent("remindd").path
+        if !FileManager.default.isExecutableFile(atPath: candidate) {
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+            candidate = root.appendingPathComponent(".build/debug/remindd").path
+        }
+        return candidate
+    }
+
+    /// Starts the daemon and returns once it sent READY=1.
+    func start(arguments: [String]? = nil, waitForReady: Bool = true) throws {
+        let binary = Self.binaryPath
+        guard FileManager.default.isExecutableFile(atPath: binary) else { throw Failure.binaryMissing(binary) }
+        let listener = try DatagramListener()
+        notify = listener
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments =
+            arguments ?? [
+                "--config", configPath, "--state-directory", stateDirectory, "--socket", socketPath,
+            ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = listener.path
+        for key in ["REMINDD_CONFIG", "REMINDD_STATE_DIRECTORY", "REMINDD_SOCKET", "INVOCATION_ID", "WATCHDOG_USEC"] {
+            environment[key] = nil
+        }
+        process.environment = environment
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = FileHandle(forWritingAtPath: logPath)!
+        log.seekToEndOfFile()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        self.process = process
+        guard waitForReady else { return }
+        try waitFor("READY=1")
+    }
+
+    /// Waits for a notify datagram containing `text` (bounded: 60 s).
+    func waitFor(_ text: String, timeout: Duration = .seconds(60)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let process else { throw Failure.notReady(self.log) }
+            if !process.isRunning { throw Failure.exitedEarly(process.terminationStatus, self.log) }
+            if let message = try notify?.receive(timeout: .milliseconds(500)), message.contains(text) { return }
+        }
+        throw Failure.notReady(log)
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Sends a signal and waits for the process to end; returns its exit status (or the
+    /// terminating signal).
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM) -> Int32 {
+        guard let process else { return -1 }
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        self.process = nil
+        return process.terminationStatus
+    }
+
+    /// Waits for a process that exits by itself (a start-up failure).
+    func waitForExit() -> Int32 {
+        guard let process else { return -1 }
+        process.waitUntilExit()
+        self.process = nil
+        return process.terminationStatus
+    }
+
+    /// The events in the file sink, one JSON object per line.
+    var events: [String] {
+        ((try? String(contentsOfFile: eventsPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Waits until the file sink holds at least `count` events (bounded), watching the file
+    /// with inotify-free polling of its size on a short interval: the daemon writes and
+    /// fsyncs it from another process, so there is no in-process signal to wait on.
+    func waitForEvents(_ count: Int, timeout: Duration = .seconds(30)) async throws -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let current = events
+            if current.count >= count { return current }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return events
+    }
+
+    @discardableResult
+    func post(_ userID: String, _ body: String) throws -> HTTPReply {
+        try client.send("POST", "/v1/users/\(userID)/reports", body: Array(body.utf8))
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import RemindClient
+import RemindCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real binary with a 2 s trigger delay and a file sink: what a user sees.
+@Suite(.serialized)
+struct EndToEndTests {
+    static func object(_ line: String) throws -> JSONObject {
+        guard case .object(let object) = try JSONParser.parse(line) else { throw POSIXError(.EINVAL) }
+        return object
+    }
+
+    /// A whileInUse report yields exactly one reminder with DESIGN's fields; granting Always
+    /// afterwards yields the withdraw naming it; SIGTERM ends the daemon with 0.
+    @Test func reminderThenWithdraw() async throws {
+        let daemon = try DaemonProcess(configuration: #""notification":{"notificationTriggerDelay":2}"#)
+        try daemon.start()
+        let reply = try daemon.post("u-1", #"{"location":"whileInUse","notifications":"authorized"}"#)
+        #expect(reply.status == 200)
+        let events = try await daemon.waitForEvents(1)
+        #expect(events.count == 1)
+        let reminder = try Self.object(events[0])
+        #expect(reminder.keys == [
+            "type", "id", "userID", "title", "body", "reason", "errors", "sequence", "episodeStartedAt", "dueAt",
+            "createdAt",
+        ])
+        #expect(reminder["type"] == .string("reminder"))
+        #expect(reminder["userID"] == .string("u-1"))
+        #expect(reminder["title"] == .string("App is unable to record trips"))
+        #expect(reminder["reason"] == .string("locationNotAuthorizedAlways"))
+        #expect(reminder["sequence"] == .int(1))
+        guard case .string(let id)? = reminder["id"] else { throw POSIXError(.EINVAL) }
+        #expect(id.hasPrefix("u-1/") && id.hasSuffix("/1"))
+
+        #expect(try daemon.post("u-1", #"{"location":"always"}"#).status == 200)
+        let afterAlways = try await daemon.waitForEvents(2)
+        #expect(afterAlways.count == 2)
+        let withdraw = try Self.object(afterAlways[1])
+        #expect(withdraw["type"] == .string("withdraw"))
+        #expect(withdraw["reminderIDs"] == .array([.string(id)]))
+        #expect(daemon.stop(signal: SIGTERM) == 0)
+        // Not one event more after the episode closed.
+        #expect(daemon.events.count == 2)
+    }
+
+    /// With recurring on, reminders repeat every delay while Always access is missing.
+    @Test func recurringReminderRepeats() async throws {
+        let daemon = try DaemonProcess(
+            configuration: #""notification":{"notificationTriggerDelay":1,"showRecurringNotification":true}"#)
+        try daemon.start()
+        try daemon.post("u-r", #"{"location":"denied"}"#)
+        let events = try await daemon.waitForEvents(3)
+        let sequences = try events.prefix(3).map { try Self.object($0)["sequence"] }
+        #expect(sequences == [.int(1), .int(2), .int(3)])
+        daemon.stop()
+    }
+
+    /// Notifications denied: nothing is sent at the due time; allowing them delivers the
+    /// reminder at once.
+    @Test func suppressedThenDeliveredWhenNotificationsAllowed() async throws {
+        let daemon = try DaemonProcess(configuration: #""notification":{"notificationTriggerDelay":1}"#)
+        try daemon.start()
+        try daemon.post("u-s", #"{"location":"whileInUse","notifications":"denied"}"#)
+        // The status counts the suppression once the due time has passed.
+        var suppressed = false
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !suppressed && ContinuousClock.now < deadline {
+            let status = try daemon.client.send("GET", "/v1/users/u-s")
+            suppressed = status.text.contains(#""remindersSuppressed":1"#)
+            if !suppressed { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(suppressed)
+        #expect(daemon.events.isEmpty)
+        try daemon.post("u-s", #"{"location":"whileInUse","notifications":"authorized"}"#)
+        let events = try await daemon.waitForEvents(1)
+        #expect(events.count == 1)
+        #expect(try Self.object(events[0])["type"] == .string("reminder"))
+        daemon.stop()
+    }
+
+    /// A second daemon on the same state directory exits non-zero naming the lock file.
+    @Test func secondDaemonOnSameStateDirectoryExits() throws {
+        let first = try DaemonProcess()
+        try first.start()
+        let second = try DaemonProcess()
+        try second.start(
+            arguments: [
+                "--config", second.configPath, "--state-directory", first.stateDirectory, "--socket",
+                second.socketPath,
+            ], waitForReady: false)
+        #expect(second.waitForExit() != 0)
+        #expect(second.log.contains(first.stateDirectory + "/lock"))
+        // The first one is unaffected.
+        #expect(try first.client.send("GET", "/v1/status").status == 200)
+        first.stop()
+    }
+
+    /// An invalid configuration file exits with 78 (EX_CONFIG) and names the key path.
+    @Test func invalidConfigurationExits78() throws {
+        let daemon = try DaemonProcess(configuration: #""schedule":{"jitterSeconds":-1}"#)
+        try daemon.start(waitForReady: false)
+        #expect(daemon.waitForExit() == 78)
+        #expect(daemon.log.contains("schedule.jitterSeconds"))
+    }
+
+    /// A stale socket file left by a crash is replaced; the parent directory is created.
+    @Test func staleSocketIsReplaced() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        #expect(daemon.stop(signal: SIGKILL) == SIGKILL)
+        #expect(FileManager.default.fileExists(atPath: daemon.socketPath))
+        try daemon.start()
+        #expect(try daemon.client.send("GET", "/v1/status").status == 200)
+        var info = stat()
+        #expect(stat(daemon.socketPath, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o660)
+        daemon.stop()
+    }
+}
