@@ -40,8 +40,12 @@ extension StateStore {
             events: outbox.ordered.map { ($0.event, Array($0.remaining)) })
         let directory = self.directory
         try await Self.runBlocking { () throws(StoreError) in
+            let (schedules, outbox) = contents.encoded()
             try FileIO.replaceFile(
-                directory + "/" + Snapshot.fileName, with: contents.encoded(),
+                directory + "/" + Snapshot.outboxFileName, with: outbox,
+                temporaryPath: directory + "/tmp/" + Snapshot.outboxFileName, durable: true)
+            try FileIO.replaceFile(
+                directory + "/" + Snapshot.fileName, with: schedules,
                 temporaryPath: directory + "/tmp/" + Snapshot.fileName, durable: true)
             try FileIO.fsyncDirectory(directory)
         }
@@ -57,6 +61,7 @@ extension StateStore {
             notice(.checkpointFailed("at shutdown: \(error)"))
         }
         wal.stop()
+        lock.release()
     }
 
     private static let ioQueue = DispatchQueue(label: "remindd.store.io")

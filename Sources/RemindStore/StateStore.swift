@@ -87,6 +87,11 @@ public actor StateStore {
         var schedules: [UserID: UserSchedule] = [:]
         var firstSegment: UInt64 = 0
         var fromSnapshot = false
+        if let bytes = try FileIO.read(options.directory + "/" + Snapshot.outboxFileName),
+            let pending = Snapshot(bytes: bytes)
+        {
+            for (event, sinks) in pending.events { outbox.enqueue(event, sinks: sinks) }
+        }
         if let bytes = try FileIO.read(options.directory + "/" + Snapshot.fileName),
             let snapshot = Snapshot(bytes: bytes)
         {
@@ -94,7 +99,6 @@ public actor StateStore {
             firstSegment = snapshot.segment
             schedules.reserveCapacity(snapshot.schedules.count)
             for schedule in snapshot.schedules { schedules[schedule.userID] = schedule }
-            for (event, sinks) in snapshot.events { outbox.enqueue(event, sinks: sinks) }
         } else {
             let files = self.files
             let records = try files.scan { path, reason in

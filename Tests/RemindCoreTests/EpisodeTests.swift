@@ -142,17 +142,25 @@ struct EpisodeTests {
         #expect(harness.record?.history.map(\.permissions.location) == [.always, .whileInUse])
     }
 
-    /// A late Always report inside an open episode splits it: the episode ended at that
-    /// observation and a new one starts at the next observation without Always access.
-    @Test func lateAlwaysInsideEpisodeSplitsIt() {
+    /// A late Always report inside an open episode moves its start to the next observation
+    /// without Always access; the reminder already delivered stays with it (no second one).
+    @Test func lateAlwaysInsideEpisodeMovesItsStartLater() {
         var harness = PolicyHarness()
         harness.report(Fixtures.report(.whileInUse, at: "2026-11-01T10:00:00Z"))
+        harness.run(until: Fixtures.date("2026-11-09T00:00:00Z"))
+        #expect(harness.reminders.count == 1)
         harness.report(Fixtures.report(.whileInUse, at: "2026-11-10T10:00:00Z"))
-        harness.report(
+        let late = harness.report(
             Fixtures.report(.always, at: "2026-11-05T10:00:00Z"), receivedAt: Fixtures.date("2026-11-10T11:00:00Z"))
+        #expect(
+            late.transitions == [
+                .movedStart(from: Fixtures.date("2026-11-01T10:00:00Z"), to: Fixtures.date("2026-11-10T10:00:00Z"))
+            ])
         #expect(harness.record?.openEpisode?.startedAt == Fixtures.date("2026-11-10T10:00:00Z"))
-        #expect(harness.record?.episodes.dropFirst().first?.closedAt == Fixtures.date("2026-11-05T10:00:00Z"))
-        #expect(harness.dueAt == Fixtures.date("2026-11-17T10:00:00Z"))
+        #expect(harness.record?.episodes.count == 1)
+        #expect(harness.withdrawals.isEmpty)
+        harness.run(until: Fixtures.date("2026-12-30T00:00:00Z"))
+        #expect(harness.reminders.count == 1)
     }
 
     /// Reports identical to the current state add no history entry but count and move

@@ -2,20 +2,59 @@ import Foundation
 
 /// One change in a user's permission history: a run of identical observations.
 ///
-/// `observedAt` is the first observation of the run. `lastObservedAt` is the newest one
-/// with the same permissions: identical reports add no entry, but a late report that lands
-/// between them must still be followed by "the newer observation", which this keeps.
+/// `observedAt` is the first observation of the run. Identical reports add no entry, but
+/// their times are kept (the newest `keptObservations`): a late report that lands inside the
+/// run splits it, and the part after it must start at the first observation after the late
+/// one, exactly as the fold of every report would have it.
 public struct HistoryEntry: Sendable, Equatable {
+    /// Observation times kept per run besides the first. Late reports arrive minutes or hours
+    /// late, so the newest few suffice; older ones are dropped to bound the file.
+    public static let keptObservations = 16
+
     public var observedAt: Date
-    public var lastObservedAt: Date
+    /// Later observations of the same permissions, ascending, all after `observedAt`.
+    public private(set) var laterObservations: [Date]
     public var receivedAt: Date
     public var permissions: Permissions
 
-    public init(observedAt: Date, lastObservedAt: Date? = nil, receivedAt: Date, permissions: Permissions) {
+    public init(observedAt: Date, laterObservations: [Date] = [], receivedAt: Date, permissions: Permissions) {
         self.observedAt = observedAt
-        self.lastObservedAt = max(lastObservedAt ?? observedAt, observedAt)
+        self.laterObservations = []
         self.receivedAt = receivedAt
         self.permissions = permissions
+        add(laterObservations)
+    }
+
+    /// A run known only by its first and newest observations.
+    public init(observedAt: Date, lastObservedAt: Date, receivedAt: Date, permissions: Permissions) {
+        self.init(observedAt: observedAt, laterObservations: [lastObservedAt], receivedAt: receivedAt, permissions: permissions)
+    }
+
+    /// The newest observation of the run.
+    public var lastObservedAt: Date { laterObservations.last ?? observedAt }
+
+    /// Records further observations of this run (times at or before its start are ignored).
+    mutating func add(_ times: some Sequence<Date>) {
+        var merged = laterObservations
+        for time in times where time > observedAt && !merged.contains(time) {
+            merged.append(time)
+        }
+        merged.sort()
+        if merged.count > Self.keptObservations {
+            merged.removeFirst(merged.count - Self.keptObservations)
+        }
+        laterObservations = merged
+    }
+
+    /// Splits the run at `time` (strictly inside it): this part keeps the observations before
+    /// it; the returned part starts at the first observation after it.
+    mutating func split(at time: Date) -> HistoryEntry? {
+        guard let firstAfter = laterObservations.firstIndex(where: { $0 > time }) else { return nil }
+        let tail = HistoryEntry(
+            observedAt: laterObservations[firstAfter], laterObservations: Array(laterObservations[(firstAfter + 1)...]),
+            receivedAt: receivedAt, permissions: permissions)
+        laterObservations = laterObservations.filter { $0 < time }
+        return tail
     }
 
     public var errors: [PermissionErrorType] { permissions.errors }

@@ -90,13 +90,16 @@ public struct UserID: Sendable, Hashable, Comparable, CustomStringConvertible {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Recovers the ID from a name made by `fileName`; nil for any other name.
+    /// Recovers the ID from a name made by `fileName`; nil for any other name, including
+    /// other spellings of the same ID (`%41.json` for `A`), which would otherwise give one
+    /// user two files.
     public init?(fileName: String) {
         guard fileName.hasSuffix(".json"),
             let decoded = Self.percentDecode(fileName.dropLast(5)),
             Self.isValid(decoded)
         else { return nil }
         rawValue = decoded
+        guard self.fileName == fileName else { return nil }
     }
 
     /// The two shard directories, `ab/cd`, from a stable hash so users spread evenly.

@@ -5,7 +5,7 @@ import Foundation
 /// ```json
 /// {"schemaVersion":1,"userID":"u-42","reportCount":3,"lastReportAt":"…","lastHeartbeatAt":null,
 ///  "platform":"iOS","appVersion":"5.2","permissions":{…,"observedAt":"…"},"errors":[…],
-///  "history":[{"observedAt","lastObservedAt","receivedAt","permissions":{…},"errors":[…]}],
+///  "history":[{"observedAt","observations","lastObservedAt","receivedAt","permissions":{…},"errors":[…]}],
 ///  "episodes":[{"startedAt","closedAt","suppressedCount","suppressed","deliveries":[…]}]}
 /// ```
 ///
@@ -22,6 +22,25 @@ extension UserRecord {
         writer.member("lastHeartbeatAt", lastHeartbeatAt.map(RFC3339.format))
         writer.member("platform", platform)
         writer.member("appVersion", appVersion)
+        if knownNotifications != nil || knownTimeZone != nil {
+            writer.key("known")
+            writer.beginObject()
+        if let knownNotifications {
+            writer.key("notifications")
+            writer.beginObject()
+            writer.member("value", knownNotifications.value.rawValue)
+            writer.member("observedAt", RFC3339.format(knownNotifications.observedAt))
+            writer.endObject()
+        }
+        if let knownTimeZone {
+            writer.key("timeZone")
+            writer.beginObject()
+            writer.member("value", knownTimeZone.value)
+            writer.member("observedAt", RFC3339.format(knownTimeZone.observedAt))
+            writer.endObject()
+        }
+            writer.endObject()
+        }
         if let newest = history.first {
             writer.key("permissions")
             Self.write(newest.permissions, observedAt: newest.lastObservedAt, to: &writer)
@@ -32,6 +51,9 @@ extension UserRecord {
         for entry in history {
             writer.beginObject()
             writer.member("observedAt", RFC3339.format(entry.observedAt))
+            if entry.laterObservations.count > 1 {
+                writer.member("observations", strings: entry.laterObservations.dropLast().map(RFC3339.format))
+            }
             if entry.lastObservedAt != entry.observedAt {
                 writer.member("lastObservedAt", RFC3339.format(entry.lastObservedAt))
             }
@@ -113,6 +135,25 @@ extension UserRecord {
         let lastHeartbeatAt = try Self.optionalDate(&reader, "lastHeartbeatAt")
         let platform = try reader.string("platform")
         let appVersion = try reader.string("appVersion")
+        var knownNotifications: Known<NotificationAuthorization>?
+        var knownTimeZone: Known<String>?
+        if let known = try reader.object("known") {
+            var knownReader = JSONObjectReader(known, path: "known")
+            if let object = try knownReader.object("notifications") {
+                var register = JSONObjectReader(object, path: "known.notifications")
+                guard let value = try register.enumeration("value", NotificationAuthorization.self) else {
+                    throw ValidationError(field: "known.notifications.value", reason: "is required")
+                }
+                knownNotifications = .init(value: value, observedAt: try Self.requiredDate(&register, "observedAt"))
+            }
+            if let object = try knownReader.object("timeZone") {
+                var register = JSONObjectReader(object, path: "known.timeZone")
+                guard let value = try register.string("value") else {
+                    throw ValidationError(field: "known.timeZone.value", reason: "is required")
+                }
+                knownTimeZone = .init(value: value, observedAt: try Self.requiredDate(&register, "observedAt"))
+            }
+        }
 
         var history: [HistoryEntry] = []
         for (index, element) in (try reader.array("history") ?? []).enumerated() {
@@ -122,7 +163,14 @@ extension UserRecord {
             }
             var entry = JSONObjectReader(entryObject, path: path)
             let observedAt = try Self.requiredDate(&entry, "observedAt")
-            let lastObservedAt = try Self.optionalDate(&entry, "lastObservedAt")
+            var observations: [Date] = []
+            for (offset, value) in (try entry.array("observations") ?? []).enumerated() {
+                guard case .string(let text) = value, let date = RFC3339.parse(text) else {
+                    throw ValidationError(field: "\(path).observations[\(offset)]", reason: "must be an RFC 3339 timestamp")
+                }
+                observations.append(date)
+            }
+            if let last = try Self.optionalDate(&entry, "lastObservedAt") { observations.append(last) }
             let receivedAt = try Self.requiredDate(&entry, "receivedAt")
             guard let permissionsObject = try entry.object("permissions") else {
                 throw ValidationError(field: "\(path).permissions", reason: "is required")
@@ -130,7 +178,7 @@ extension UserRecord {
             let permissions = try Self.readPermissions(permissionsObject, path: "\(path).permissions")
             history.append(
                 HistoryEntry(
-                    observedAt: observedAt, lastObservedAt: lastObservedAt, receivedAt: receivedAt,
+                    observedAt: observedAt, laterObservations: observations, receivedAt: receivedAt,
                     permissions: permissions))
         }
         var episodes: [Episode] = []
@@ -169,7 +217,8 @@ extension UserRecord {
         }
         self.init(
             userID: userID, history: history, episodes: episodes, reportCount: Int(reportCount),
-            lastReportAt: lastReportAt, lastHeartbeatAt: lastHeartbeatAt, platform: platform, appVersion: appVersion)
+            lastReportAt: lastReportAt, lastHeartbeatAt: lastHeartbeatAt, platform: platform, appVersion: appVersion,
+            knownNotifications: knownNotifications, knownTimeZone: knownTimeZone)
     }
 
     static func readPermissions(_ object: JSONObject, path: String) throws(ValidationError) -> Permissions {

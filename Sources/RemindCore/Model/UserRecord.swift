@@ -16,11 +16,32 @@ public struct UserRecord: Sendable, Equatable {
     public var lastHeartbeatAt: Date?
     public var platform: String?
     public var appVersion: String?
+    /// The newest explicitly reported notification state and time zone, by `observedAt`.
+    ///
+    /// "Last known value" for a report without these fields means the newest one observed,
+    /// whatever order reports arrive in; a register that keeps the maximum is the same after
+    /// any permutation, which a value copied from whatever arrived before is not.
+    public var knownNotifications: Known<NotificationAuthorization>?
+    public var knownTimeZone: Known<String>?
+
+    /// A reported value with the observation it came from.
+    public struct Known<Value: Sendable & Equatable>: Sendable, Equatable {
+        public var value: Value
+        public var observedAt: Date
+
+        public init(value: Value, observedAt: Date) {
+            self.value = value
+            self.observedAt = observedAt
+        }
+    }
 
     public init(
         userID: UserID, history: [HistoryEntry] = [], episodes: [Episode] = [], reportCount: Int = 0,
-        lastReportAt: Date, lastHeartbeatAt: Date? = nil, platform: String? = nil, appVersion: String? = nil
+        lastReportAt: Date, lastHeartbeatAt: Date? = nil, platform: String? = nil, appVersion: String? = nil,
+        knownNotifications: Known<NotificationAuthorization>? = nil, knownTimeZone: Known<String>? = nil
     ) {
+        self.knownNotifications = knownNotifications
+        self.knownTimeZone = knownTimeZone
         self.userID = userID
         self.history = history
         self.episodes = episodes

@@ -9,7 +9,7 @@ import Foundation
 enum HistoryFold {
     /// What inserting one report did.
     enum Effect: Equatable {
-        /// An identical report: only `lastObservedAt` of its run may have moved.
+        /// An identical report: only the observations of its run may have grown.
         case unchanged
         /// The history gained (or reshaped) an entry.
         case changed
@@ -34,9 +34,7 @@ enum HistoryFold {
         let run = history[index]
         let permissions = report.permissions(after: run.permissions)
         if permissions == run.permissions {
-            if observedAt > run.lastObservedAt {
-                history[index].lastObservedAt = observedAt
-            }
+            history[index].add([observedAt])
             return .unchanged
         }
         let entry = HistoryEntry(observedAt: observedAt, receivedAt: receivedAt, permissions: permissions)
@@ -50,21 +48,36 @@ enum HistoryFold {
             }
             mergeNeighbours(&history, around: index)
         } else {
-            // Inside a run: the run's newest observation still follows the report. What lay
-            // between is not kept, so the run's first part ends at its first observation.
-            let tail = HistoryEntry(
-                observedAt: run.lastObservedAt, receivedAt: run.receivedAt, permissions: run.permissions)
+            // Inside a run: the run's observations after the report still follow it.
+            var head = run
+            let tail = head.split(at: observedAt)!
             if run.observedAt == observedAt {
+                // The run's first observation is overridden by the report (received later).
                 history[index] = entry
                 history.insert(tail, at: index)
                 mergeNeighbours(&history, around: index + 1)
             } else {
-                history[index].lastObservedAt = run.observedAt
+                history[index] = head
                 history.insert(contentsOf: [tail, entry], at: index)
             }
         }
         truncate(&history, maxEntries: maxEntries)
         return .changed
+    }
+
+    /// Gives the newest entry (the current state) the newest reported notification state and
+    /// time zone: a late report can carry a value that the current state, which had inherited
+    /// an older one, must now show. Returns true when that changed the entry.
+    static func resolveNewest(
+        _ history: inout [HistoryEntry], notifications: NotificationAuthorization?, timeZone: String?
+    ) -> Bool {
+        guard var newest = history.first else { return false }
+        if let notifications { newest.permissions.notifications = notifications }
+        if let timeZone { newest.permissions.timeZone = timeZone }
+        guard newest.permissions != history[0].permissions else { return false }
+        history[0] = newest
+        mergeNeighbours(&history, around: 0)
+        return true
     }
 
     /// Merges the entry at `index` with a neighbour that has the same permissions: the older
@@ -73,11 +86,13 @@ enum HistoryFold {
         var index = index
         // The older neighbour sits at index + 1 (newest first).
         if index + 1 < history.count, history[index + 1].permissions == history[index].permissions {
-            history[index + 1].lastObservedAt = max(history[index + 1].lastObservedAt, history[index].lastObservedAt)
+            let newer = history[index]
+            history[index + 1].add([newer.observedAt] + newer.laterObservations)
             history.remove(at: index)
         }
         if index > 0, index < history.count, history[index - 1].permissions == history[index].permissions {
-            history[index].lastObservedAt = max(history[index].lastObservedAt, history[index - 1].lastObservedAt)
+            let newer = history[index - 1]
+            history[index].add([newer.observedAt] + newer.laterObservations)
             history.remove(at: index - 1)
         }
     }

@@ -15,7 +15,8 @@ public struct ReportOutcome: Sendable, Equatable {
 public enum EpisodeTransition: Sendable, Equatable {
     case opened(startedAt: Date)
     case closed(startedAt: Date, closedAt: Date, delivered: Int)
-    /// A late report showed the episode began earlier than thought.
+    /// A late report showed the episode began earlier (or, after a late Always report inside
+    /// it, later) than thought.
     case movedStart(from: Date, to: Date)
 }
 
@@ -32,8 +33,22 @@ extension ReminderPolicy {
         if let platform = report.platform { record.platform = platform }
         if let appVersion = report.appVersion { record.appVersion = appVersion }
 
-        let effect = HistoryFold.insert(
+        // Ties go to the report received later, as in the fold.
+        if let notifications = report.notifications,
+            report.observedAt >= (record.knownNotifications?.observedAt ?? .distantPast)
+        {
+            record.knownNotifications = .init(value: notifications, observedAt: report.observedAt)
+        }
+        if let timeZone = report.timeZone, report.observedAt >= (record.knownTimeZone?.observedAt ?? .distantPast) {
+            record.knownTimeZone = .init(value: timeZone, observedAt: report.observedAt)
+        }
+        var effect = HistoryFold.insert(
             report, receivedAt: receivedAt, into: &record.history, maxEntries: configuration.historyMaxEntries)
+        if HistoryFold.resolveNewest(
+            &record.history, notifications: record.knownNotifications?.value, timeZone: record.knownTimeZone?.value)
+        {
+            effect = .changed
+        }
         guard effect == .changed else {
             return ReportOutcome(record: record, changed: false, events: [], transitions: [])
         }
@@ -54,15 +69,14 @@ extension ReminderPolicy {
                       now: now, events: &events, transitions: &transitions)
                 return
             }
-            if fold.start < open.startedAt {
+            // A late report moved the start of the stretch without Always access: earlier (it
+            // began before we knew), or later (a late Always report inside it ended the part
+            // before). Either way the user still lacks Always access, so it stays the same
+            // episode and keeps its deliveries: a one-off reminder is not sent twice.
+            // A later start hidden by truncated history is not believed.
+            if fold.start != open.startedAt && (fold.start < open.startedAt || !fold.reachesOldest) {
                 record.episodes[0].startedAt = fold.start
                 transitions.append(.movedStart(from: open.startedAt, to: fold.start))
-            } else if fold.start > open.startedAt && !fold.reachesOldest {
-                // A late report with Always access landed inside the episode: it ended there,
-                // and the stretch without Always access after it is a new episode.
-                let closedAt = HistoryFold.alwaysRestored(after: open.startedAt, in: record.history) ?? fold.start
-                close(&record, at: closedAt, now: now, events: &events, transitions: &transitions)
-                openEpisode(&record, at: fold.start, transitions: &transitions)
             }
             // Otherwise the start is unchanged, or hidden by truncated history: keep ours.
         } else if let fold {

@@ -1,0 +1,193 @@
+import Foundation
+import RemindCore
+import RemindStore
+import RemindTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct StateStoreTests {
+    let start = Fixtures.date("2026-11-15T10:00:00Z")
+
+    func report(_ location: LocationAuthorization, at offset: Int, notifications: NotificationAuthorization? = nil)
+        -> PermissionReport
+    {
+        PermissionReport(
+            location: location, notifications: notifications, observedAt: start.addingTimeInterval(TimeInterval(offset)))
+    }
+
+    /// A stored report is in the log before `report` returns: a crash right after loses
+    /// nothing, though no user file was written yet.
+    @Test func acknowledgedReportSurvivesCrashBeforeCheckpoint() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let userID = Fixtures.userID("crash")
+        _ = try await store.report(report(.whileInUse, at: 0), for: userID, receivedAt: start)
+        #expect(!FileManager.default.fileExists(atPath: await store.userFilePath(userID)))
+        let crashed = try fixture.crashCopy()
+        defer { try? FileManager.default.removeItem(atPath: crashed) }
+        let recovered = try fixture.open(crashed)
+        let record = try await recovered.record(userID)
+        #expect(record?.permissions?.location == .whileInUse)
+        #expect(record?.openEpisode?.startedAt == start)
+        await recovered.close()
+        await store.close()
+    }
+
+    /// Recovery from the snapshot plus the log gives exactly the state that reading every
+    /// user file plus the log gives (DESIGN §2).
+    @Test func snapshotRecoveryEqualsFullScan() async throws {
+        let fixture = try StoreFixture()
+        let policy = ReminderPolicy(
+            configuration: PolicyConfiguration(
+                notification: .init(showRecurringNotification: true, notificationTriggerDelay: 60)))
+        let store = try fixture.open(policy: policy)
+        let users = (0..<40).map { Fixtures.userID("user-\($0)") }
+        let locations: [LocationAuthorization] = [.whileInUse, .always, .denied, .allowOnce]
+        for (index, userID) in users.enumerated() {
+            _ = try await store.report(
+                report(locations[index % 4], at: index), for: userID, receivedAt: start.addingTimeInterval(Double(index)))
+        }
+        _ = try await store.fireDue(now: start.addingTimeInterval(200))
+        try await store.checkpoint(snapshot: true)
+        // More changes after the snapshot live only in the log (and files not yet synced).
+        for (index, userID) in users.enumerated() where index % 3 == 0 {
+            _ = try await store.report(
+                report(locations[(index + 1) % 4], at: 300 + index), for: userID,
+                receivedAt: start.addingTimeInterval(300 + Double(index)))
+        }
+        _ = try await store.fireDue(now: start.addingTimeInterval(500))
+        let viaSnapshot = try fixture.crashCopy()
+        let viaScan = try fixture.crashCopy()
+        defer {
+            try? FileManager.default.removeItem(atPath: viaSnapshot)
+            try? FileManager.default.removeItem(atPath: viaScan)
+        }
+        try FileManager.default.removeItem(atPath: viaScan + "/snapshot.tsv")
+        let fromSnapshot = try fixture.open(viaSnapshot, policy: policy)
+        let fromScan = try fixture.open(viaScan, policy: policy)
+        #expect(fromSnapshot.summary.fromSnapshot && !fromScan.summary.fromSnapshot)
+        for userID in users {
+            let expected = try await store.record(userID)
+            #expect(try await fromSnapshot.record(userID) == expected, "\(userID)")
+            #expect(try await fromScan.record(userID) == expected, "\(userID)")
+            #expect(await fromSnapshot.schedule(of: userID) == expected?.schedule)
+            #expect(await fromScan.schedule(of: userID) == expected?.schedule)
+        }
+        #expect(await fromSnapshot.statistics().pendingReminders == (await store.statistics().pendingReminders))
+        #expect(await fromSnapshot.pendingEvents(for: "file") == (await store.pendingEvents(for: "file")))
+        #expect(await fromScan.pendingEvents(for: "file") == (await store.pendingEvents(for: "file")))
+        await fromSnapshot.close()
+        await fromScan.close()
+        await store.close()
+    }
+
+    /// A torn, unacknowledged tail of the log is cut off at start-up; every whole entry
+    /// before it is kept.
+    @Test func tornLogTailIsCut() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        _ = try await store.report(report(.denied, at: 0), for: Fixtures.userID("a"), receivedAt: start)
+        let crashed = try fixture.crashCopy()
+        defer { try? FileManager.default.removeItem(atPath: crashed) }
+        let journal = crashed + "/journal"
+        let segment = try #require(FileManager.default.contentsOfDirectory(atPath: journal).sorted().last)
+        let handle = try #require(FileHandle(forWritingAtPath: journal + "/" + segment))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"op":"put","record":{"schemaVersion":1,"us"#.utf8))
+        try handle.close()
+        let recovered = try fixture.open(crashed)
+        #expect(try await recovered.record(Fixtures.userID("a"))?.permissions?.location == .denied)
+        #expect(fixture.notices.contains { if case .cutTornLogTail = $0 { true } else { false } })
+        await recovered.close()
+        await store.close()
+    }
+
+    /// Due reminders fire once, are recorded in the record, and wait in the outbox until
+    /// the sink completes them; pending events survive a crash, completed ones do not return.
+    @Test func firedEventsWaitInOutboxUntilCompleted() async throws {
+        let fixture = try StoreFixture()
+        let policy = ReminderPolicy(configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
+        let store = try fixture.open(policy: policy, sinks: ["file", "journal"])
+        for name in ["x", "y"] {
+            _ = try await store.report(report(.whileInUse, at: 0), for: Fixtures.userID(name), receivedAt: start)
+        }
+        #expect(await store.nextWakeAt() == start.addingTimeInterval(60))
+        #expect(try await store.fireDue(now: start.addingTimeInterval(59)).users == 0)
+        let fired = try await store.fireDue(now: start.addingTimeInterval(60))
+        #expect(fired.events.map(\.userID.rawValue).sorted() == ["x", "y"])
+        #expect(try await store.fireDue(now: start.addingTimeInterval(3600)).users == 0)
+        let first = try #require(await store.nextEvent(for: "file"))
+        await store.complete(first.id, sink: "file")
+        await store.complete(first.id, sink: "journal")
+        #expect(await store.pendingEvents(for: "file") == 1)
+        #expect(await store.pendingEvents(for: "journal") == 1)
+        // The completion is logged lazily: a checkpoint makes it durable, as the next
+        // commit would.
+        try await store.checkpoint(snapshot: false)
+        let crashed = try fixture.crashCopy()
+        defer { try? FileManager.default.removeItem(atPath: crashed) }
+        let recovered = try fixture.open(crashed, policy: policy, sinks: ["file", "journal"])
+        #expect(await recovered.pendingEvents(for: "file") == 1)
+        #expect(await recovered.nextEvent(for: "file")?.id != first.id)
+        #expect(try await recovered.record(Fixtures.userID("x"))?.openEpisode?.deliveries.count == 1)
+        await recovered.close()
+        await store.close()
+    }
+
+    /// Forgetting a user removes their file and schedule, also across a restart.
+    @Test func deleteRemovesFileAndSchedule() async throws {
+        let fixture = try StoreFixture()
+        var store: StateStore? = try fixture.open()
+        let userID = Fixtures.userID("gone")
+        _ = try await store!.report(report(.denied, at: 0), for: userID, receivedAt: start)
+        try await store!.checkpoint(snapshot: false)
+        let path = await store!.userFilePath(userID)
+        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(try await store!.delete(userID))
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try await store!.delete(userID) == false)
+        #expect(await store!.nextWakeAt() == nil)
+        await store!.close()
+        store = nil
+        let reopened = try fixture.open()
+        #expect(try await reopened.record(userID) == nil)
+        #expect(await reopened.userCount == 0)
+        await reopened.close()
+    }
+
+    /// A user file that does not decode is quarantined when read; other users are served.
+    @Test func corruptFileIsQuarantinedOnRead() async throws {
+        let fixture = try StoreFixture()
+        var store: StateStore? = try fixture.open()
+        for name in ["ok", "broken"] {
+            _ = try await store!.report(report(.always, at: 0), for: Fixtures.userID(name), receivedAt: start)
+        }
+        let path = await store!.userFilePath(Fixtures.userID("broken"))
+        await store!.close()
+        store = nil
+        try Data([0xFF, 0x00, 0x13]).write(to: URL(fileURLWithPath: path))
+        let reopened = try fixture.open()
+        #expect(try await reopened.record(Fixtures.userID("broken")) == nil)
+        #expect(try await reopened.record(Fixtures.userID("ok")) != nil)
+        #expect(await reopened.statistics().quarantined == 1)
+        #expect(await reopened.userCount == 1)
+        await reopened.close()
+    }
+
+    /// A second store on the same directory is refused, naming the lock file.
+    @Test func secondStoreIsRefused() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        do {
+            _ = try fixture.open()
+            Issue.record("a second store opened")
+        } catch let error as StoreError {
+            #expect(error.isLocked)
+            #expect(error.description.contains(fixture.directory + "/lock"))
+        }
+        await store.close()
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import RemindCore
+import RemindStore
+import RemindTesting
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A state directory of the test's own, and stores opened on it.
+final class StoreFixture: Sendable {
+    let directory: String
+    private let noticeBox = NoticeBox()
+    var notices: [StoreNotice] { noticeBox.notices.withLock { $0 } }
+
+    final class NoticeBox: Sendable {
+        let notices = Mutex<[StoreNotice]>([])
+    }
+
+    init() throws {
+        var template = Array("/tmp/remindd-store-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        directory = String(cString: made)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    func open(
+        _ directory: String? = nil, policy: ReminderPolicy = ReminderPolicy(), sinks: [String] = ["file"],
+        now: Date = Fixtures.date("2026-11-15T10:00:00Z")
+    ) throws -> StateStore {
+        try StateStore(
+            options: .init(directory: directory ?? self.directory, sinks: sinks), policy: policy, now: now,
+            notice: { [noticeBox] notice in noticeBox.notices.withLock { $0.append(notice) } })
+    }
+
+    /// A copy of the state directory as it is on disk now: what a `kill -9` at this moment
+    /// leaves for the next start (the page cache survives a process crash).
+    func crashCopy() throws -> String {
+        let copy = directory + "-crash-\(UUID().uuidString.prefix(8))"
+        let status = try Self.run("/bin/cp", ["-a", directory, copy])
+        precondition(status == 0, "cp failed")
+        return copy
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
