@@ -70,12 +70,15 @@ let package = Package(
         .testTarget(
             name: "RemindDaemonTests",
             dependencies: [
-                "RemindDaemon", "RemindTesting", "RemindStore", "RemindSinks", "RemindConfig", "RemindClient",
+                "RemindDaemon", "RemindTesting", "RemindStore", "RemindSinks", "RemindConfig", "RemindClient", "Systemd",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "SystemdTests", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "SystemdTests",
+            dependencies: ["Systemd", "RemindTesting", .product(name: "Logging", package: "swift-log")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -89,10 +89,21 @@ public final class ManualClock: Clock, Sendable {
     /// Returns once at least `count` tasks sleep on the clock: the signal that the code under
     /// test has reached its wait.
     public func waitForSleepers(_ count: Int = 1) async {
-        while state.withLock({ $0.sleepers.count }) < count {
+        await waitForSleepers { $0.count >= count }
+    }
+
+    /// Returns once something sleeps until exactly `deadline` (an offset from the start): the
+    /// signal that the code under test has computed that wake-up.
+    public func waitForSleeper(until deadline: Duration) async {
+        await waitForSleepers { $0.contains(Instant(offset: deadline)) }
+    }
+
+    private func waitForSleepers(where condition: @escaping ([Instant]) -> Bool) async {
+        func satisfied(_ state: State) -> Bool { condition(state.sleepers.values.map(\.deadline)) }
+        while !state.withLock({ satisfied($0) }) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state -> Bool in
-                    if state.sleepers.count >= count { return true }
+                    if satisfied(state) { return true }
                     state.sleepWaiters.append(continuation)
                     return false
                 }

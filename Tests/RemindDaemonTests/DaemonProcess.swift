@@ -35,12 +35,13 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// A temp directory with a configuration: a file sink into `events.jsonl` plus whatever
     /// `configuration` sets at the top level (JSON members without the braces).
-    init(configuration: String = "") throws {
+    init(configuration: String = "", extraSinks: String = "") throws {
         var template = Array("/tmp/remindd-e2e-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
         directory = String(cString: made)
         let extra = configuration.isEmpty ? "" : configuration + ","
-        let json = "{\(extra)\"sinks\":[{\"type\":\"file\",\"path\":\"\(eventsPath)\"}]}"
+        let sinks = extraSinks.isEmpty ? "" : "," + extraSinks
+        let json = "{\(extra)\"sinks\":[{\"type\":\"file\",\"path\":\"\(eventsPath)\"}\(sinks)]}"
         try json.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
@@ -127,9 +128,9 @@ final class DaemonProcess: @unchecked Sendable {
         ((try? String(contentsOfFile: eventsPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    /// Waits until the file sink holds at least `count` events (bounded), watching the file
-    /// with inotify-free polling of its size on a short interval: the daemon writes and
-    /// fsyncs it from another process, so there is no in-process signal to wait on.
+    /// Waits until the file sink holds at least `count` events (bounded): the daemon writes and
+    /// fsyncs the file from another process, so there is no in-process signal to wait on and
+    /// the file is looked at every 50 ms until the deadline.
     func waitForEvents(_ count: Int, timeout: Duration = .seconds(30)) async throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

@@ -1,0 +1,272 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A real journald for tests to log to, and a way to read entries back with `journalctl`.
+///
+/// ```swift
+/// try await JournaldFixture.withJournald { journald in
+///     logger.info("hello", metadata: ["REMINDD_TEST_ID": "\(id)"])
+///     let entry = try journald.entry(matching: ["REMINDD_TEST_ID": "\(id)"])
+///     #expect(entry["PRIORITY"] == "6")
+/// }
+/// ```
+///
+/// If a journald already listens on `/run/systemd/journal/socket` (the path libsystemd always logs to), it is used
+/// and left alone. Otherwise `/lib/systemd/systemd-journald` is started as a child process, standalone (no
+/// systemd needed; it must run as root to create `/run/systemd/journal` and `/run/log/journal`), and the fixture
+/// waits for its `READY=1` on a private `NOTIFY_SOCKET`. It is stopped by its PID (SIGTERM) when the last test
+/// using it is done; parallel tests share it. The journald writes to `/run/log/journal/<machine-id>/`, which plain
+/// `journalctl` reads. The test is cancelled (reported as skipped) only when journald cannot run at all here.
+///
+/// Reading back follows the journal (`journalctl --follow`) until the entries arrive or a deadline passes, so no
+/// test sleeps waiting for journald to write.
+public struct JournaldFixture: Sendable {
+    static let socketPath = "/run/systemd/journal/socket"
+    static let journaldPath = "/lib/systemd/systemd-journald"
+    static let journalctlPath = "/usr/bin/journalctl"
+
+    /// Runs `body` with a journald listening, starting one if needed.
+    public static func withJournald<Result>(_ body: (JournaldFixture) async throws -> Result) async throws -> Result {
+        // Where journald cannot run the test fails: `make test` installs systemd, so that is
+        // a broken machine, not a reason to skip.
+        try await Supervisor.shared.acquire()
+        do {
+            let result = try await body(JournaldFixture())
+            await Supervisor.shared.release()
+            return result
+        } catch {
+            await Supervisor.shared.release()
+            throw error
+        }
+    }
+
+    /// The first entry whose fields equal all of `matches`, waiting up to `timeout` for journald to store it.
+    public func entry(matching matches: [String: String], timeout: Duration = .seconds(10)) throws -> JournalEntry {
+        try self.entries(matching: matches, count: 1, timeout: timeout)[0]
+    }
+
+    /// The first `count` entries whose fields equal all of `matches`, oldest first, waiting up to `timeout`.
+    public func entries(
+        matching matches: [String: String],
+        count: Int,
+        timeout: Duration = .seconds(10)
+    ) throws -> [JournalEntry] {
+        let arguments =
+            ["--follow", "--lines=all", "--output=json", "--all", "--no-pager"]
+            + matches.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.journalctlPath)
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            // SIGKILL, not terminate(): Foundation spawns children with the calling thread's signal mask, and the
+            // dispatch threads tests run on block SIGTERM, so journalctl would never see it.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let deadline = ContinuousClock.now + timeout
+        var reader = LineReader(fd: output.fileHandleForReading.fileDescriptor)
+        var found: [JournalEntry] = []
+        while found.count < count {
+            guard let line = try reader.nextLine(until: deadline) else {
+                throw JournaldFixtureError.timedOut(matches: matches, wanted: count, found: found)
+            }
+            found.append(try JournalEntry(json: line))
+        }
+        return found
+    }
+
+    /// Runs `journalctl` with `arguments` to completion.
+    public static func journalctl(_ arguments: [String]) throws -> CommandResult {
+        try CommandResult.run(Self.journalctlPath, arguments)
+    }
+
+    /// Counts the tests using journald, and owns the journald the fixture started, if any.
+    private actor Supervisor {
+        static let shared = Supervisor()
+
+        private var users = 0
+        private var started: Process?
+
+        func acquire() throws {
+            if self.users == 0, self.started == nil, !DatagramListener.isListening(at: JournaldFixture.socketPath) {
+                self.started = try Self.startJournald()
+            }
+            self.users += 1
+        }
+
+        func release() {
+            self.users -= 1
+            guard self.users == 0, let process = self.started else { return }
+            self.started = nil
+            // journald blocks SIGTERM itself and reads it from a signalfd, so the mask it inherited (see `entries`)
+            // does not matter: SIGTERM makes it flush and exit cleanly.
+            process.terminate()
+            process.waitUntilExit()
+        }
+
+        private static func startJournald() throws -> Process {
+            guard FileManager.default.isExecutableFile(atPath: JournaldFixture.journaldPath) else {
+                throw JournaldFixtureError.cannotRun("\(JournaldFixture.journaldPath) does not exist")
+            }
+            guard geteuid() == 0 else {
+                throw JournaldFixtureError.cannotRun("no journald is listening and only root can start one")
+            }
+            let notify = try DatagramListener()
+            let log = notify.directory + "/journald.log"
+            // Removed on return so that the listener can remove its folder; journald keeps its open file.
+            defer { unlink(log) }
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: JournaldFixture.journaldPath)
+            process.environment = ["PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            try process.run()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                // Short receive timeouts so that an early exit of journald is noticed before the deadline.
+                if let message = try notify.receive(timeout: .milliseconds(100)),
+                    message.split(separator: "\n").contains("READY=1")
+                {
+                    return process
+                }
+                if !process.isRunning { break }
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let errors = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw JournaldFixtureError.startFailed(status: process.terminationStatus, output: errors)
+        }
+    }
+}
+
+/// One journal entry as `journalctl --output=json` prints it.
+public struct JournalEntry: Sendable {
+    /// Every field's values; journald allows a field more than once in one entry.
+    public let fields: [String: [String]]
+
+    /// The field's value, or nil when the entry lacks it; the first value if it occurs more than once.
+    public subscript(name: String) -> String? {
+        self.fields[name]?.first
+    }
+
+    public init(json line: String) throws {
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            throw JournaldFixtureError.unreadable(line)
+        }
+        var fields: [String: [String]] = [:]
+        for (name, value) in object {
+            // journalctl prints a value as a string, as an array of bytes when it is not printable UTF-8 (e.g. it
+            // contains newlines), and as an array of such values when the field occurs more than once.
+            if let values = value as? [Any], !(values.allSatisfy { $0 is NSNumber }) {
+                fields[name] = values.compactMap(Self.text(of:))
+            } else {
+                fields[name] = Self.text(of: value).map { [$0] } ?? []
+            }
+        }
+        self.fields = fields
+    }
+
+    private static func text(of value: Any) -> String? {
+        if let string = value as? String { return string }
+        if let bytes = value as? [NSNumber] { return String(decoding: bytes.map(\.uint8Value), as: UTF8.self) }
+        return nil
+    }
+}
+
+/// The outcome of running a command to completion.
+public struct CommandResult: Sendable {
+    public let status: Int32
+    public let standardOutput: String
+    public let standardError: String
+
+    /// Runs `executable` with `arguments`; output goes to temporary files, which cannot fill up and block the
+    /// child the way an unread pipe can.
+    public static func run(_ executable: String, _ arguments: [String]) throws -> CommandResult {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("systemd-tests-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outputURL = directory.appendingPathComponent("stdout")
+        let errorURL = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0", "SYSTEMD_PAGER": ""]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
+        process.standardError = try FileHandle(forWritingTo: errorURL)
+        try process.run()
+        process.waitUntilExit()
+        return CommandResult(
+            status: process.terminationStatus,
+            standardOutput: try String(contentsOf: outputURL, encoding: .utf8),
+            standardError: try String(contentsOf: errorURL, encoding: .utf8)
+        )
+    }
+}
+
+public enum JournaldFixtureError: Error, CustomStringConvertible {
+    case cannotRun(String)
+    case startFailed(status: Int32, output: String)
+    case timedOut(matches: [String: String], wanted: Int, found: [JournalEntry])
+    case unreadable(String)
+
+    public var description: String {
+        switch self {
+        case .cannotRun(let reason):
+            return "journald cannot run: \(reason)"
+        case .startFailed(let status, let output):
+            return "systemd-journald exited (status \(status)) before READY=1: \(output)"
+        case .timedOut(let matches, let wanted, let found):
+            return "journalctl found \(found.count) of \(wanted) entries matching \(matches) before the deadline"
+        case .unreadable(let line):
+            return "journalctl printed a line that is not a JSON object: \(line)"
+        }
+    }
+}
+
+/// Reads lines from a pipe, waiting at most until a deadline for each.
+private struct LineReader {
+    let fd: Int32
+    private var pending: [UInt8] = []
+
+    init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// The next line without its newline, or nil at the deadline or end of input.
+    mutating func nextLine(until deadline: ContinuousClock.Instant) throws -> String? {
+        while true {
+            if let newline = self.pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: self.pending[..<newline], as: UTF8.self)
+                self.pending.removeSubrange(...newline)
+                return line
+            }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { return nil }
+            var descriptor = pollfd(fd: self.fd, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(remaining.components.seconds * 1000) + 1
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready < 0, errno != EINTR { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+            guard ready > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            let count = read(self.fd, &buffer, buffer.count)
+            if count < 0, errno != EINTR { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+            if count == 0 { return nil }
+            if count > 0 { self.pending.append(contentsOf: buffer[..<count]) }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Logging
+import RemindConfig
+import RemindCore
+import RemindDaemon
+import RemindStore
+import RemindTesting
+import Testing
+
+/// The scheduler loop driven by a manual clock: no real sleeping, every wake-up exact.
+struct SchedulerServiceTests {
+    final class Setup: Sendable {
+        let directory: String
+        let clock = ManualClock()
+        let store: StateStore
+        let runtime: DaemonRuntime
+
+        init(delay: Int64 = 60) throws {
+            directory = NSTemporaryDirectory() + "remindd-scheduler-\(UUID().uuidString)"
+            var configuration = DaemonConfiguration(
+                defaults: .init(stateDirectory: directory, socket: directory + "/s.sock"))
+            configuration.notification.notificationTriggerDelay = delay
+            let clock = self.clock
+            store = try StateStore(
+                options: .init(directory: directory, sinks: ["file"]),
+                policy: ReminderPolicy(configuration: configuration.policy), now: clock.wallNow, notice: { _ in })
+            let fixed = configuration
+            runtime = DaemonRuntime(
+                configuration: configuration, store: store, sinks: [], logger: Logger(label: "test"),
+                wallClock: { clock.wallNow }, reread: { fixed })
+        }
+
+        deinit {
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+
+        func report(_ user: String, _ location: LocationAuthorization) async throws {
+            _ = try await store.report(
+                PermissionReport(location: location, observedAt: clock.wallNow), for: Fixtures.userID(user),
+                receivedAt: clock.wallNow)
+        }
+
+        /// Pending events for the file sink, oldest first, completing each.
+        func drain() async -> [OutboxEvent] {
+            var events: [OutboxEvent] = []
+            while let event = await store.nextEvent(for: "file") {
+                events.append(event)
+                await store.complete(event.id, sink: "file")
+            }
+            return events
+        }
+    }
+
+    /// The loop sleeps until exactly the earliest due time and fires then.
+    @Test func firesAtTheDueTime() async throws {
+        let setup = try Setup(delay: 60)
+        try await setup.report("u1", .whileInUse)
+        let service = SchedulerService(runtime: setup.runtime, clock: setup.clock, maximumSleep: .seconds(3600))
+        let task = Task { try await service.run() }
+        await setup.clock.waitForSleeper(until: .seconds(60))
+        #expect(await setup.drain().isEmpty)
+        setup.clock.advance(by: .seconds(60))
+        // After firing, the loop has nothing due and sleeps its maximum from the new now.
+        await setup.clock.waitForSleeper(until: .seconds(3660))
+        let events = await setup.drain()
+        #expect(events.map(\.kind) == [.reminder])
+        #expect(events.first?.json.contains(#""createdAt":"\#(RFC3339.format(setup.clock.wallNow))""#) == true)
+        task.cancel()
+        await setup.store.close()
+    }
+
+    /// A report that makes something due sooner wakes the sleeping loop at once.
+    @Test func reportWithEarlierDueTimeWakesTheLoop() async throws {
+        let setup = try Setup(delay: 10)
+        let service = SchedulerService(runtime: setup.runtime, clock: setup.clock, maximumSleep: .seconds(3600))
+        let task = Task { try await service.run() }
+        await setup.clock.waitForSleeper(until: .seconds(3600))
+        setup.clock.advance(by: .seconds(5))
+        try await setup.report("u2", .denied)
+        // Woken by the report: now sleeping until its due time, 5 + 10 s.
+        await setup.clock.waitForSleeper(until: .seconds(15))
+        setup.clock.advance(by: .seconds(10))
+        await setup.clock.waitForSleeper(until: .seconds(3615))
+        #expect(await setup.drain().map(\.userID.rawValue) == ["u2"])
+        task.cancel()
+        await setup.store.close()
+    }
+
+    /// The sleep is capped, so a jump of the wall clock is noticed within the cap.
+    @Test func sleepIsCappedToNoticeClockJumps() async throws {
+        let setup = try Setup(delay: 600)
+        try await setup.report("u3", .allowOnce)
+        let service = SchedulerService(runtime: setup.runtime, clock: setup.clock, maximumSleep: .seconds(1))
+        let task = Task { try await service.run() }
+        await setup.clock.waitForSleeper(until: .seconds(1))
+        task.cancel()
+        await setup.store.close()
+    }
+}
