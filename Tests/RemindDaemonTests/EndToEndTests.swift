@@ -121,4 +121,32 @@ struct EndToEndTests {
         #expect(info.st_mode & 0o777 == 0o660)
         daemon.stop()
     }
+
+    /// SIGHUP re-reads the file: a valid change applies (RELOADING=1 … READY=1 on the notify
+    /// socket), an invalid one is refused and the running configuration kept; SIGTERM sends
+    /// STOPPING=1 and exits 0.
+    @Test func sighupReloadsAndSigtermStops() throws {
+        let daemon = try DaemonProcess(configuration: #""notification":{"notificationTriggerDelay":100}"#)
+        try daemon.start()
+        let pid = try #require(daemon.process?.processIdentifier)
+        try #"{"notification":{"notificationTriggerDelay":200},"sinks":[{"type":"file","path":"\#(daemon.eventsPath)"}]}"#
+            .write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        kill(pid, SIGHUP)
+        try daemon.waitFor("RELOADING=1")
+        try daemon.waitFor("READY=1")
+        #expect(try daemon.client.send("GET", "/v1/config").text.contains(#""notificationTriggerDelay":200"#))
+
+        try #"{"notification":{"notificationTriggerDelay":0}}"#.write(
+            toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        kill(pid, SIGHUP)
+        try daemon.waitFor("READY=1")
+        #expect(try daemon.client.send("GET", "/v1/config").text.contains(#""notificationTriggerDelay":200"#))
+        let refused = try daemon.client.send("POST", "/v1/reload")
+        #expect(refused.status == 422)
+        #expect(refused.text.contains("notification.notificationTriggerDelay"))
+
+        kill(pid, SIGTERM)
+        try daemon.waitFor("STOPPING=1")
+        #expect(daemon.waitForExit() == 0)
+    }
 }
