@@ -12,6 +12,11 @@ command -v curl >/dev/null 2>&1 || need+=(curl)
 for extra in "$@"; do
     dpkg -s "$extra" >/dev/null 2>&1 || need+=("$extra")
 done
+# The OpenAPI document test reads openapi.yaml and checks answers against its schemas.
+if ! python3 -c 'import yaml, jsonschema, openapi_spec_validator' >/dev/null 2>&1; then
+    python3 -m pip install -q pyyaml jsonschema openapi-spec-validator ||
+        { sleep 5; python3 -m pip install -q pyyaml jsonschema openapi-spec-validator; }
+fi
 [ ${#need[@]} -eq 0 ] && exit 0
 
 SUDO=""

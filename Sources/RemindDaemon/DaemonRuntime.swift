@@ -69,7 +69,7 @@ public final class DaemonRuntime: Sendable {
     public func reload() async throws(ConfigurationError) -> DaemonConfiguration {
         _ = notifier.reloading()
         defer { _ = notifier.ready(status: nil) }
-        let fresh: DaemonConfiguration
+        var fresh: DaemonConfiguration
         do {
             fresh = try reread()
         } catch {
@@ -78,15 +78,18 @@ public final class DaemonRuntime: Sendable {
                 metadata: [MessageID.metadataKey: MessageID.configurationRejected.metadataValue])
             throw error
         }
-        let previous = current.withLock { current -> DaemonConfiguration in
-            defer { current = fresh }
-            return current
-        }
+        let previous = configuration
         if previous.listen != fresh.listen || previous.stateDirectory != fresh.stateDirectory
             || previous.sinks != fresh.sinks
         {
             logger.warning("listen, stateDirectory and sinks changes take effect at the next restart")
         }
+        // What is running is what `GET /v1/config` shows: the parts that need a restart keep
+        // their running values until then.
+        fresh.listen = previous.listen
+        fresh.stateDirectory = previous.stateDirectory
+        fresh.sinks = previous.sinks
+        current.withLock { [fresh] in $0 = fresh }
         await store.setPolicy(ReminderPolicy(configuration: fresh.policy))
         logger.notice(
             "configuration reloaded",

@@ -1,0 +1,185 @@
+import Foundation
+import HummingbirdTesting
+import RemindCore
+import RemindTesting
+import Testing
+
+@testable import RemindDaemon
+
+extension APITests {
+    static let statusKeys = [
+        "version", "startedAt", "users", "openEpisodes", "pendingReminders", "nextReminderAt", "delivered",
+        "suppressed", "failed", "deadLetters", "quarantined", "sinks", "notification",
+    ]
+
+    /// `/v1/status` has exactly DESIGN §3's keys, and its counts follow reports, a scheduler
+    /// pass (one delivery, one suppression) and a sink's acknowledgement.
+    @Test func statusCountsUsersEpisodesAndEvents() async throws {
+        try await withAPI(
+            sink: true,
+            configure: { configuration, _ in
+                configuration.notification.notificationTriggerDelay = 60
+            }
+        ) { api, client in
+            try await client.report("u-a", #"{"location":"whileInUse"}"#)
+            try await client.report("u-b", #"{"location":"always"}"#)
+            api.clock.advance(by: .seconds(10))
+            try await client.report("u-c", #"{"location":"denied","notifications":"denied"}"#)
+            let notification = """
+                {"showRecurringNotification":false,"notificationTriggerDelay":60,
+                 "notificationTitle":"App is unable to record trips",
+                 "notificationDescription":"Please grant Always access for location."}
+                """
+            let sink = #"{"name":"events","type":"file","delivered":0,"failed":0,"pending":0}"#
+            let status = try await client.get("/v1/status")
+            #expect(status.status == .ok)
+            #expect(try status.object().keys.sorted() == Self.statusKeys.sorted())
+            try expectJSON(
+                status,
+                equals: """
+                    {"version":"\(DaemonRuntime.version)","startedAt":"2026-11-15T10:00:00Z","users":3,
+                     "openEpisodes":2,"pendingReminders":2,"nextReminderAt":"2026-11-15T10:01:00Z",
+                     "delivered":0,"suppressed":0,"failed":0,"deadLetters":0,"quarantined":0,
+                     "sinks":[\(sink)],"notification":\(notification)}
+                    """)
+
+            api.clock.advance(by: .seconds(60))
+            let fired = try await api.store.fireDue(now: api.clock.wallNow)
+            #expect(fired.events.map(\.id) == ["u-a/1794736800/1"])
+            #expect(fired.suppressed == [try UserID("u-c")])
+            let afterFire = try await client.get("/v1/status").object()
+            #expect(afterFire["suppressed"] == .int(1))
+            #expect(afterFire["delivered"] == .int(0))
+            #expect(afterFire["openEpisodes"] == .int(2))
+            #expect(afterFire["pendingReminders"] == .int(0))
+            #expect(afterFire["nextReminderAt"] == .null)
+            #expect(
+                afterFire["sinks"]
+                    == .array([
+                        .object([
+                            "name": .string("events"), "type": .string("file"), "delivered": .int(0), "failed": .int(0),
+                            "pending": .int(1),
+                        ])
+                    ]))
+
+            await api.store.complete("u-a/1794736800/1", sink: APIHarness.sinkName)
+            let afterAck = try await client.get("/v1/status").object()
+            #expect(afterAck["delivered"] == .int(1))
+            #expect(
+                afterAck["sinks"]
+                    == .array([
+                        .object([
+                            "name": .string("events"), "type": .string("file"), "delivered": .int(0), "failed": .int(0),
+                            "pending": .int(0),
+                        ])
+                    ]))
+        }
+    }
+
+    /// A report that closes an episode with a delivered reminder puts one withdraw event,
+    /// naming that reminder, in the outbox behind the reminder itself.
+    @Test func closingReportAfterDeliveryQueuesWithdraw() async throws {
+        try await withAPI(
+            sink: true,
+            configure: { configuration, _ in
+                configuration.notification.notificationTriggerDelay = 60
+            }
+        ) { api, client in
+            try await client.report("u-42", #"{"location":"whileInUse"}"#)
+            api.clock.advance(by: .seconds(60))
+            let fired = try await api.store.fireDue(now: api.clock.wallNow)
+            #expect(fired.users == 1)
+            let reminder = try #require(await api.store.nextEvent(for: APIHarness.sinkName))
+            #expect(
+                canonicalJSON(try JSONParser.parse(reminder.bytes))
+                    == canonicalJSON(
+                        try JSONParser.parse(
+                            """
+                            {"type":"reminder","id":"u-42/1794736800/1","userID":"u-42",
+                             "title":"App is unable to record trips","body":"Please grant Always access for location.",
+                             "reason":"locationNotAuthorizedAlways","errors":["locationNotAuthorizedAlways"],
+                             "sequence":1,"episodeStartedAt":"2026-11-15T10:00:00Z",
+                             "dueAt":"2026-11-15T10:01:00Z","createdAt":"2026-11-15T10:01:00Z"}
+                            """)))
+            let delivered = try await client.get("/v1/users/u-42").object()
+            #expect(delivered["lastReminderAt"] == .string("2026-11-15T10:01:00Z"))
+            #expect(delivered["nextReminderAt"] == .null)
+            #expect(
+                delivered["episode"]
+                    == .object([
+                        "startedAt": .string("2026-11-15T10:00:00Z"), "remindersDelivered": .int(1),
+                        "remindersSuppressed": .int(0),
+                    ]))
+
+            api.clock.advance(by: .seconds(30))
+            let closed = try await client.report("u-42", #"{"location":"always"}"#).object()
+            #expect(closed["episode"] == .null)
+            #expect(closed["alwaysAccess"] == .bool(true))
+            #expect(closed["errors"] == .array([]))
+            #expect(await api.store.pendingEvents(for: APIHarness.sinkName) == 2)
+            #expect(await api.store.nextEvent(for: APIHarness.sinkName)?.id == reminder.id)
+            await api.store.complete(reminder.id, sink: APIHarness.sinkName)
+            let withdraw = try #require(await api.store.nextEvent(for: APIHarness.sinkName))
+            #expect(
+                canonicalJSON(try JSONParser.parse(withdraw.bytes))
+                    == canonicalJSON(
+                        try JSONParser.parse(
+                            """
+                            {"type":"withdraw","id":"u-42/1794736800/withdraw","userID":"u-42",
+                             "reminderIDs":["u-42/1794736800/1"],"episodeStartedAt":"2026-11-15T10:00:00Z",
+                             "createdAt":"2026-11-15T10:01:30Z"}
+                            """)))
+            await api.store.complete(withdraw.id, sink: APIHarness.sinkName)
+            #expect(await api.store.nextEvent(for: APIHarness.sinkName) == nil)
+        }
+    }
+
+    /// `/metrics` is Prometheus text: typed, described gauges and counters.
+    @Test func metricsArePrometheusText() async throws {
+        try await withAPI { _, client in
+            try await client.report("u-42", #"{"location":"whileInUse"}"#)
+            let response = try await client.get("/metrics")
+            #expect(response.status == .ok)
+            #expect(response.contentType?.hasPrefix("text/plain") == true)
+            let lines = response.text.split(separator: "\n").map(String.init)
+            #expect(lines.contains("remindd_users 1"))
+            #expect(lines.contains("# TYPE remindd_users gauge"))
+            #expect(lines.contains("remindd_open_episodes 1"))
+            #expect(lines.contains("remindd_pending_reminders 1"))
+            #expect(lines.contains("remindd_reports_total 1"))
+            for line in lines where !line.hasPrefix("#") {
+                let parts = line.split(separator: " ")
+                #expect(parts.count == 2 && Double(parts[1]) != nil, "not a sample: \(line)")
+            }
+        }
+    }
+
+    /// Unknown paths are 404 problems.
+    @Test(arguments: [
+        "/", "/v1", "/v1/", "/v1/users", "/v2/status", "/v1/status/", "/v1/status/extra", "/metrics/x",
+        "/v1/users/u-42/unknown", "/v1/users/u-42/reports/extra", "/V1/status",
+    ])
+    func unknownPathIsNotFound(_ path: String) async throws {
+        try await withAPI { _, client in
+            try expectProblem(try await client.get(path), status: 404, field: nil)
+        }
+    }
+
+    /// A known path with the wrong method is a 405 problem whose `Allow` lists the methods.
+    @Test(arguments: [
+        ("PUT", "/v1/users/u-42", "GET, DELETE"), ("POST", "/v1/users/u-42", "GET, DELETE"),
+        ("GET", "/v1/users/u-42/reports", "POST"), ("DELETE", "/v1/users/u-42/reports", "POST"),
+        ("POST", "/v1/users/u-42/history", "GET"), ("DELETE", "/v1/users/u-42/explain", "GET"),
+        ("POST", "/v1/reminders", "GET"), ("POST", "/v1/status", "GET"), ("DELETE", "/v1/config", "GET"),
+        ("GET", "/v1/reload", "POST"), ("POST", "/metrics", "GET"),
+    ])
+    func wrongMethodIsNotAllowed(_ method: String, _ path: String, _ allow: String) async throws {
+        try await withAPI { api, client in
+            let response = try await client.execute(uri: path, method: .init(method)!)
+            try expectProblem(response, status: 405, field: nil)
+            #expect(response.headers[.allow] == allow)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: api.root) == ["state"])
+            try expectProblem(try await client.get("/v1/users/u-42"), status: 404, field: nil)
+        }
+    }
+}
