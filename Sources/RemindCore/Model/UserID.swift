@@ -104,7 +104,7 @@ public struct UserID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// The two shard directories, `ab/cd`, from a stable hash so users spread evenly.
     public var shard: (String, String) {
-        let hash = StableHash.fnv1a64(rawValue)
+        let hash = StableHash.mixed(rawValue)
         let hex = Array("0123456789abcdef".utf8)
         func byteHex(_ value: UInt64) -> String {
             String(decoding: [hex[Int(value >> 4 & 0xF)], hex[Int(value & 0xF)]], as: UTF8.self)
