@@ -70,7 +70,8 @@ let package = Package(
         .testTarget(
             name: "RemindDaemonTests",
             dependencies: [
-                "RemindDaemon", "RemindTesting", "RemindStore", "RemindSinks", "RemindConfig", "RemindClient", "Systemd",
+                "RemindDaemon", "RemindTesting", "RemindStore", "RemindSinks", "RemindConfig", "RemindClient",
+                "Systemd",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -31,7 +31,8 @@ public struct UserStatus: Sendable, Equatable {
         self.alwaysAccess = permissions.hasAlwaysAccess
         self.episode = record.openEpisode.map {
             EpisodeSummary(
-                startedAt: $0.startedAt, remindersDelivered: $0.deliveries.count, remindersSuppressed: $0.suppressedCount)
+                startedAt: $0.startedAt, remindersDelivered: $0.deliveries.count,
+                remindersSuppressed: $0.suppressedCount)
         }
         self.nextReminderAt = policy.reminderWakeAt(record, daemonStartedAt: daemonStartedAt)
         self.lastReminderAt = record.lastDelivery?.deliveredAt

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A reply from the daemon.
@@ -60,7 +60,9 @@ public struct UnixHTTPClient: Sendable {
 
     private func connect() throws(ClientError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ClientError(kind: .unreachable, message: "socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw ClientError(kind: .unreachable, message: "socket: \(String(cString: strerror(errno)))")
+        }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -90,7 +92,9 @@ public struct UnixHTTPClient: Sendable {
     private func write(_ fd: Int32, _ bytes: [UInt8]) throws(ClientError) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent < 0 {
                 if errno == EINTR { continue }
                 throw ClientError(kind: .protocolError, message: "send: \(String(cString: strerror(errno)))")
@@ -113,7 +117,8 @@ public struct UnixHTTPClient: Sendable {
             if let reply = Self.parse(data) { return reply }
         }
         guard let reply = Self.parse(data, complete: true) else {
-            throw ClientError(kind: .protocolError, message: "the daemon closed the connection without a complete reply")
+            throw ClientError(
+                kind: .protocolError, message: "the daemon closed the connection without a complete reply")
         }
         return reply
     }
@@ -128,11 +133,13 @@ public struct UnixHTTPClient: Sendable {
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         let body = Array(data[(end + 4)...])
         if let length = headers["content-length"].flatMap(Int.init) {
-            return body.count >= length ? HTTPReply(status: status, headers: headers, body: Array(body.prefix(length))) : nil
+            return body.count >= length
+                ? HTTPReply(status: status, headers: headers, body: Array(body.prefix(length))) : nil
         }
         if headers["transfer-encoding"]?.lowercased() == "chunked" {
             guard let decoded = decodeChunked(body) else { return nil }

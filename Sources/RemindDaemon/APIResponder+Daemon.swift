@@ -95,19 +95,27 @@ extension APIResponder {
         text.counter("remindd_reports_total", "Reports stored.", Double(counts.reports))
         text.counter("remindd_report_changes_total", "Reports that changed a user.", Double(counts.changes))
         text.counter("remindd_reports_rejected_total", "Reports refused as invalid.", Double(counts.rejected))
-        text.counter("remindd_reminders_suppressed_total", "Reminders suppressed (notifications off).", Double(statistics.suppressed))
-        text.counter("remindd_events_completed_total", "Events every sink is done with.", Double(statistics.eventsDelivered))
+        text.counter(
+            "remindd_reminders_suppressed_total", "Reminders suppressed (notifications off).",
+            Double(statistics.suppressed))
+        text.counter(
+            "remindd_events_completed_total", "Events every sink is done with.", Double(statistics.eventsDelivered))
         text.gauge("remindd_quarantined_files", "Files in quarantine/.", Double(statistics.quarantined))
-        text.gauge("remindd_dirty_records", "Records not yet checkpointed to their files.", Double(statistics.dirtyRecords))
+        text.gauge(
+            "remindd_dirty_records", "Records not yet checkpointed to their files.", Double(statistics.dirtyRecords))
         for handle in runtime.sinks {
             let sink = handle.statistics.snapshot
             let labels = "sink=\"\(handle.sink.name)\",type=\"\(handle.sink.type)\""
-            text.counter("remindd_sink_delivered_total", "Events delivered by the sink.", Double(sink.delivered), labels)
+            text.counter(
+                "remindd_sink_delivered_total", "Events delivered by the sink.", Double(sink.delivered), labels)
             text.counter("remindd_sink_failed_total", "Failed delivery attempts.", Double(sink.failed), labels)
             text.counter("remindd_sink_dead_lettered_total", "Events given up on.", Double(sink.deadLettered), labels)
-            text.gauge("remindd_sink_outbox_depth", "Events waiting for the sink.", Double(statistics.outboxPending[handle.sink.name] ?? 0), labels)
+            text.gauge(
+                "remindd_sink_outbox_depth", "Events waiting for the sink.",
+                Double(statistics.outboxPending[handle.sink.name] ?? 0), labels)
             text.counter("remindd_sink_delivery_seconds_sum", "Delivery latency, sum.", sink.latencySum, labels)
-            text.counter("remindd_sink_delivery_seconds_count", "Delivery latency, count.", Double(sink.latencyCount), labels)
+            text.counter(
+                "remindd_sink_delivery_seconds_count", "Delivery latency, count.", Double(sink.latencyCount), labels)
         }
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],

@@ -121,12 +121,15 @@ extension APIResponder {
     }
 
     /// An integer query parameter in `range`; nil when absent; a 400 naming it otherwise.
-    static func integerParameter(_ request: Request, _ name: String, range: ClosedRange<Int>) throws(ValidationError)
+    static func integerParameter(
+        _ request: Request, _ name: String, range: ClosedRange<Int>
+    ) throws(ValidationError)
         -> Int?
     {
         guard let text = request.uri.queryParameters[name[...]] else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw ValidationError(field: name, reason: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            throw ValidationError(
+                field: name, reason: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
     }

@@ -4,7 +4,7 @@ import NIOCore
 import RemindAPI
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Who may do what on a listener (DESIGN §3).
@@ -29,12 +29,14 @@ public enum AccessPolicy: Sendable {
             guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
                 Self.constantTimeEqual(Array(header.utf8.dropFirst(7)), token)
             else {
-                return Problem(status: 401, title: "Unauthorized", detail: "a valid Authorization: Bearer token is required")
+                return Problem(
+                    status: 401, title: "Unauthorized", detail: "a valid Authorization: Bearer token is required")
             }
             return nil
         case .unixSocket(let daemonUID, let socketGID):
-            guard request.method == .post || request.method == .delete || request.method == .put
-                || request.method == .patch
+            guard
+                request.method == .post || request.method == .delete || request.method == .put
+                    || request.method == .patch
             else { return nil }
             guard let credentials = await PeerCredentials.of(context.channel) else {
                 return Problem(status: 403, title: "Forbidden", detail: "peer credentials unavailable")
@@ -44,7 +46,8 @@ public enum AccessPolicy: Sendable {
             }
             return Problem(
                 status: 403, title: "Forbidden",
-                detail: "uid \(credentials.uid) may read but not change state: run as root, as the daemon's user, or in the socket's group"
+                detail:
+                    "uid \(credentials.uid) may read but not change state: run as root, as the daemon's user, or in the socket's group"
             )
         }
     }

@@ -10,7 +10,7 @@ import ServiceLifecycle
 import Systemd
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why the daemon could not start, with the exit code it should end with.
@@ -106,7 +106,9 @@ public enum Daemon {
         return (group, runtime)
     }
 
-    static func makeSinks(_ sinks: [SinkConfiguration], logger: Logger) throws(StartupError) -> [DaemonRuntime.SinkHandle] {
+    static func makeSinks(
+        _ sinks: [SinkConfiguration], logger: Logger
+    ) throws(StartupError) -> [DaemonRuntime.SinkHandle] {
         var handles: [DaemonRuntime.SinkHandle] = []
         for configuration in sinks {
             let sink: any EventSink

@@ -8,7 +8,7 @@ import Synchronization
 import Systemd
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The HTTP listeners: the Unix socket always, TCP when configured; one Hummingbird
@@ -28,7 +28,9 @@ enum Listeners {
                 throw StartupError("remindd: cannot read listen.tokenFile \(tokenFile)", exitCode: 78)
             }
             let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !text.isEmpty else { throw StartupError("remindd: listen.tokenFile \(tokenFile) is empty", exitCode: 78) }
+            guard !text.isEmpty else {
+                throw StartupError("remindd: listen.tokenFile \(tokenFile) is empty", exitCode: 78)
+            }
             token = Array(text.utf8)
         }
         let readiness = Readiness(expected: expected, runtime: runtime)
@@ -36,7 +38,8 @@ enum Listeners {
         var services: [any Service] = []
         let unix = Application(
             responder: APIResponder(runtime: runtime, access: .unixSocket(daemonUID: getuid(), socketGID: getgid())),
-            configuration: ApplicationConfiguration(address: .unixDomainSocket(path: socketPath), serverName: "remindd"),
+            configuration: ApplicationConfiguration(
+                address: .unixDomainSocket(path: socketPath), serverName: "remindd"),
             onServerRunning: { _ in
                 // Hummingbird creates the socket with the umask's mode: set DESIGN's 0660.
                 chmod(socketPath, 0o660)
@@ -47,7 +50,8 @@ enum Listeners {
         if let tcp = configuration.listen.tcpAddress, let token {
             let app = Application(
                 responder: APIResponder(runtime: runtime, access: .bearer(token: token)),
-                configuration: ApplicationConfiguration(address: .hostname(tcp.host, port: tcp.port), serverName: "remindd"),
+                configuration: ApplicationConfiguration(
+                    address: .hostname(tcp.host, port: tcp.port), serverName: "remindd"),
                 onServerRunning: { _ in readiness.listenerRunning("tcp \(tcp.host):\(tcp.port)") },
                 logger: serverLogger)
             services.append(app)
@@ -63,7 +67,8 @@ enum Listeners {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                throw StartupError("remindd: cannot create the socket directory \(directory): \(error.localizedDescription)")
+                throw StartupError(
+                    "remindd: cannot create the socket directory \(directory): \(error.localizedDescription)")
             }
         }
         var info = stat()

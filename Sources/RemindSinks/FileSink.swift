@@ -2,7 +2,7 @@ import Dispatch
 import RemindCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Appends one JSON line per event to a file, fsync'd before the event counts as delivered.

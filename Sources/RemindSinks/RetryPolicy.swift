@@ -21,7 +21,9 @@ public struct DeliveryRetryPolicy: Sendable, Equatable {
 
     /// The wait after `attempt` failed attempts: uniform in `[0, bound]`, or the receiver's
     /// `retryAfter` when it gave one (capped at the maximum backoff).
-    public func delay(afterAttempt attempt: Int, retryAfter: Double?, using random: inout some RandomNumberGenerator)
+    public func delay(
+        afterAttempt attempt: Int, retryAfter: Double?, using random: inout some RandomNumberGenerator
+    )
         -> Double
     {
         if let retryAfter { return min(max(0, retryAfter), maxBackoffSeconds) }

@@ -1,7 +1,7 @@
 import CRemindSys
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The few POSIX file operations the store needs, with errors that name the path.

@@ -2,7 +2,7 @@ import Foundation
 import RemindCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The compact start-up snapshot, as of a write-ahead log segment, in two files written at

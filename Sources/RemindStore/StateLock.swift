@@ -1,7 +1,7 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One daemon per state directory: an exclusive `flock` on `<state>/lock`, held for the

@@ -3,7 +3,7 @@ import Foundation
 import RemindCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension StateStore {

@@ -2,7 +2,7 @@ import Foundation
 import RemindCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The durable state of every user: the policy applied to reports and due times, with the

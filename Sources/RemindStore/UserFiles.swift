@@ -2,7 +2,7 @@ import Foundation
 import RemindCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The per-user JSON files: `users/<2 hex>/<2 hex>/<encoded id>.json`, sharded by a stable
@@ -70,7 +70,8 @@ public struct UserFiles: Sendable {
         case .success(let record) where record.userID == userID:
             return .record(record)
         case .success(let record):
-            return .quarantined(movedTo: try quarantine(path), reason: "file holds user \(record.userID), not \(userID)")
+            return .quarantined(
+                movedTo: try quarantine(path), reason: "file holds user \(record.userID), not \(userID)")
         case .failure(let error):
             return .quarantined(movedTo: try quarantine(path), reason: error.description)
         }

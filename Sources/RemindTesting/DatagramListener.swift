@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A bound `AF_UNIX` datagram socket in a fresh temporary folder, standing in for systemd's `NOTIFY_SOCKET`.
@@ -41,7 +41,8 @@ public final class DatagramListener: Sendable {
     /// The next datagram as text, or nil when none arrives within `timeout`.
     public func receive(timeout: Duration = .seconds(5)) throws -> String? {
         var descriptor = pollfd(fd: self.fd, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(
+            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let ready = poll(&descriptor, 1, milliseconds)
         guard ready > 0 else {
             if ready < 0 { throw POSIXError(.init(rawValue: errno) ?? .EIO) }

@@ -6,7 +6,7 @@ import RemindDaemon
 import Systemd
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// remindd: reminds mobile users to grant Always location access.

@@ -38,12 +38,14 @@ struct ConfigurationTests {
 
     /// Quiet hours parse HH:MM and refuse anything else, naming the key.
     @Test func quietHoursParsing() throws {
-        let parsed = try QuietHours(object: ["start": .string("21:00"), "end": .string("08:30")], path: "schedule.quietHours")
+        let parsed = try QuietHours(
+            object: ["start": .string("21:00"), "end": .string("08:30")], path: "schedule.quietHours")
         #expect(parsed == QuietHours(start: 21 * 60, end: 8 * 60 + 30))
         #expect(parsed.json.serialized == #"{"start":"21:00","end":"08:30"}"#)
         for bad in ["24:00", "9:00", "21:60", "2100", ""] {
             do {
-                _ = try QuietHours(object: ["start": .string(bad), "end": .string("08:00")], path: "schedule.quietHours")
+                _ = try QuietHours(
+                    object: ["start": .string(bad), "end": .string("08:00")], path: "schedule.quietHours")
                 Issue.record("accepted \(bad)")
             } catch {
                 #expect(error.field == "schedule.quietHours.start")

@@ -10,13 +10,15 @@ struct QuietHoursTests {
     /// A reminder due inside the window waits until its end in the user's local time.
     @Test func dueInsideWindowMovesToEnd() {
         // 23:00 CET is 22:00Z; the window ends at 08:00 CET = 07:00Z the next day.
-        #expect(evening.release(Fixtures.date("2026-11-21T22:00:00Z"), in: berlin) == Fixtures.date("2026-11-22T07:00:00Z"))
+        #expect(
+            evening.release(Fixtures.date("2026-11-21T22:00:00Z"), in: berlin) == Fixtures.date("2026-11-22T07:00:00Z"))
     }
 
     /// After midnight, inside a window that spans it, the end is the same local day.
     @Test func windowSpanningMidnightEndsSameMorning() {
         // 02:00 CET = 01:00Z.
-        #expect(evening.release(Fixtures.date("2026-11-22T01:00:00Z"), in: berlin) == Fixtures.date("2026-11-22T07:00:00Z"))
+        #expect(
+            evening.release(Fixtures.date("2026-11-22T01:00:00Z"), in: berlin) == Fixtures.date("2026-11-22T07:00:00Z"))
     }
 
     /// The window is half-open: due exactly at its end goes out at the end; exactly at its
@@ -130,7 +132,9 @@ struct SpreadTests {
         // 200 users over 3,600 slots: a stable hash spreads them; a constant would not.
         #expect(offsets.count > 150)
         // Pinned so a change of hash (which would move every user's reminders) is noticed.
-        #expect(policy.jitter(for: Fixtures.userID("u-42")) == TimeInterval(StableHash.offset(for: "u-42", salt: "jitter", window: 3_600)))
+        #expect(
+            policy.jitter(for: Fixtures.userID("u-42"))
+                == TimeInterval(StableHash.offset(for: "u-42", salt: "jitter", window: 3_600)))
         var harness = PolicyHarness(configuration)
         harness.report(Fixtures.report(.whileInUse, at: "2026-11-15T10:00:00Z"))
         #expect(harness.dueAt == start + .days(7) + .seconds(Int(policy.jitter(for: harness.userID))))

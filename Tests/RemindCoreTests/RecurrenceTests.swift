@@ -100,7 +100,8 @@ struct SuppressionTests {
         #expect(harness.suppressions == 1)
         let enabled = Fixtures.date("2026-12-25T09:00:00Z")
         harness.report(Fixtures.report(.whileInUse, at: "2026-12-25T09:00:00Z", notifications: .authorized))
-        #expect(harness.policy.nextWakeAt(harness.record!, daemonStartedAt: nil) == Fixtures.date("2026-11-22T10:00:00Z"))
+        #expect(
+            harness.policy.nextWakeAt(harness.record!, daemonStartedAt: nil) == Fixtures.date("2026-11-22T10:00:00Z"))
         harness.run(until: enabled)
         // The scheduler fires a past wake-up at the moment it sees it: here, at the report.
         #expect(harness.reminders.count == 1)

@@ -36,7 +36,8 @@ struct SinkEventTests {
         let event = SinkEvent.heartbeat(
             .init(
                 userID: Fixtures.userID(), lastReportAt: Fixtures.date("2026-11-24T12:00:00Z"),
-                dueAt: Date(timeIntervalSince1970: 1_795_000_000), createdAt: Fixtures.date("2026-11-24T18:00:00.001Z")))
+                dueAt: Date(timeIntervalSince1970: 1_795_000_000), createdAt: Fixtures.date("2026-11-24T18:00:00.001Z"))
+        )
         #expect(event.json == Self.heartbeatFixture)
     }
 

@@ -3,7 +3,7 @@ import RemindTesting
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Who may change state, against the real binary: SO_PEERCRED on the Unix socket, a bearer

@@ -3,7 +3,7 @@ import RemindClient
 import RemindTesting
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The real `remindd` binary, started by a test in a temp directory of its own and stopped by

@@ -4,7 +4,7 @@ import RemindCore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `kill -9` at any moment loses nothing acknowledged and tears no file.
@@ -26,7 +26,8 @@ struct DurabilityTests {
                         let user = "w\(worker)-u\(index % 8)"
                         let location = locations[(worker + index) % locations.count]
                         let body = #"{"location":"\#(location)"}"#
-                        if let reply = try? await client.request("POST", "/v1/users/\(user)/reports", body: Array(body.utf8)),
+                        if let reply = try? await client.request(
+                            "POST", "/v1/users/\(user)/reports", body: Array(body.utf8)),
                             reply.status == 200
                         {
                             last[user] = location

@@ -4,7 +4,7 @@ import RemindCore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The real binary with a 2 s trigger delay and a file sink: what a user sees.
@@ -25,10 +25,11 @@ struct EndToEndTests {
         let events = try await daemon.waitForEvents(1)
         #expect(events.count == 1)
         let reminder = try Self.object(events[0])
-        #expect(reminder.keys == [
-            "type", "id", "userID", "title", "body", "reason", "errors", "sequence", "episodeStartedAt", "dueAt",
-            "createdAt",
-        ])
+        #expect(
+            reminder.keys == [
+                "type", "id", "userID", "title", "body", "reason", "errors", "sequence", "episodeStartedAt", "dueAt",
+                "createdAt",
+            ])
         #expect(reminder["type"] == .string("reminder"))
         #expect(reminder["userID"] == .string("u-1"))
         #expect(reminder["title"] == .string("App is unable to record trips"))
@@ -129,7 +130,8 @@ struct EndToEndTests {
         let daemon = try DaemonProcess(configuration: #""notification":{"notificationTriggerDelay":100}"#)
         try daemon.start()
         let pid = try #require(daemon.process?.processIdentifier)
-        try #"{"notification":{"notificationTriggerDelay":200},"sinks":[{"type":"file","path":"\#(daemon.eventsPath)"}]}"#
+        try
+            #"{"notification":{"notificationTriggerDelay":200},"sinks":[{"type":"file","path":"\#(daemon.eventsPath)"}]}"#
             .write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         kill(pid, SIGHUP)
         try daemon.waitFor("RELOADING=1")

@@ -26,7 +26,9 @@ struct JournalEndToEndTests {
             #expect(entry["REMINDD_EVENT"] == events[0])
             #expect(entry["REMINDD_EVENT_ID"]?.hasPrefix("\(user)/") == true)
             #expect(entry["PRIORITY"] == "5")
-            let opened = try journald.entry(matching: ["REMINDD_USER_ID": user, "MESSAGE_ID": MessageID.episodeOpened.rawValue])
+            let opened = try journald.entry(matching: [
+                "REMINDD_USER_ID": user, "MESSAGE_ID": MessageID.episodeOpened.rawValue,
+            ])
             #expect(opened["MESSAGE"]?.contains("episode opened") == true)
             daemon.stop()
         }

@@ -5,7 +5,7 @@ import RemindTesting
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The state directory on a small tmpfs that the test mounts and unmounts itself.

@@ -5,17 +5,20 @@ import RemindTesting
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct StateStoreTests {
     let start = Fixtures.date("2026-11-15T10:00:00Z")
 
-    func report(_ location: LocationAuthorization, at offset: Int, notifications: NotificationAuthorization? = nil)
+    func report(
+        _ location: LocationAuthorization, at offset: Int, notifications: NotificationAuthorization? = nil
+    )
         -> PermissionReport
     {
         PermissionReport(
-            location: location, notifications: notifications, observedAt: start.addingTimeInterval(TimeInterval(offset)))
+            location: location, notifications: notifications, observedAt: start.addingTimeInterval(TimeInterval(offset))
+        )
     }
 
     /// A stored report is in the log before `report` returns: a crash right after loses
@@ -48,7 +51,8 @@ struct StateStoreTests {
         let locations: [LocationAuthorization] = [.whileInUse, .always, .denied, .allowOnce]
         for (index, userID) in users.enumerated() {
             _ = try await store.report(
-                report(locations[index % 4], at: index), for: userID, receivedAt: start.addingTimeInterval(Double(index)))
+                report(locations[index % 4], at: index), for: userID,
+                receivedAt: start.addingTimeInterval(Double(index)))
         }
         _ = try await store.fireDue(now: start.addingTimeInterval(200))
         try await store.checkpoint(snapshot: true)
@@ -109,7 +113,8 @@ struct StateStoreTests {
     /// the sink completes them; pending events survive a crash, completed ones do not return.
     @Test func firedEventsWaitInOutboxUntilCompleted() async throws {
         let fixture = try StoreFixture()
-        let policy = ReminderPolicy(configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
+        let policy = ReminderPolicy(
+            configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
         let store = try fixture.open(policy: policy, sinks: ["file", "journal"])
         for name in ["x", "y"] {
             _ = try await store.report(report(.whileInUse, at: 0), for: Fixtures.userID(name), receivedAt: start)

@@ -5,7 +5,7 @@ import RemindTesting
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A state directory of the test's own, and stores opened on it.

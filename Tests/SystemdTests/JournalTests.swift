@@ -1,6 +1,6 @@
 import Foundation
-import RemindTesting
 import Logging
+import RemindTesting
 import Systemd
 import Testing
 

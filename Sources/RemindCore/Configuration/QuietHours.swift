@@ -20,7 +20,8 @@ public struct QuietHours: Sendable, Equatable {
                 throw ValidationError(field: reader.fieldPath(key), reason: "is required")
             }
             guard let minutes = Self.minutes(text) else {
-                throw ValidationError(field: reader.fieldPath(key), reason: "must be a time of day as HH:MM, got \"\(text)\"")
+                throw ValidationError(
+                    field: reader.fieldPath(key), reason: "must be a time of day as HH:MM, got \"\(text)\"")
             }
             return minutes
         }
@@ -78,7 +79,8 @@ public struct QuietHours: Sendable, Equatable {
         // Inside the window: it ends today if the end is still ahead, else tomorrow.
         var day = DateComponents(year: components.year, month: components.month, day: components.day)
         if secondOfDay >= end * 60 {
-            guard let today = calendar.date(from: day), let tomorrow = calendar.date(byAdding: .day, value: 1, to: today)
+            guard let today = calendar.date(from: day),
+                let tomorrow = calendar.date(byAdding: .day, value: 1, to: today)
             else { return date }
             let next = calendar.dateComponents([.year, .month, .day], from: tomorrow)
             day = DateComponents(year: next.year, month: next.month, day: next.day)

@@ -267,7 +267,9 @@ public struct JSONParser: ~Copyable {
         if isInteger, let value = Int64(text) {
             return .int(value)
         }
-        guard let value = Double(text), value.isFinite else { throw JSONParseError(offset: start, reason: "number out of range") }
+        guard let value = Double(text), value.isFinite else {
+            throw JSONParseError(offset: start, reason: "number out of range")
+        }
         return .double(value)
     }
 

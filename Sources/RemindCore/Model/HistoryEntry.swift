@@ -27,7 +27,9 @@ public struct HistoryEntry: Sendable, Equatable {
 
     /// A run known only by its first and newest observations.
     public init(observedAt: Date, lastObservedAt: Date, receivedAt: Date, permissions: Permissions) {
-        self.init(observedAt: observedAt, laterObservations: [lastObservedAt], receivedAt: receivedAt, permissions: permissions)
+        self.init(
+            observedAt: observedAt, laterObservations: [lastObservedAt], receivedAt: receivedAt,
+            permissions: permissions)
     }
 
     /// The newest observation of the run.

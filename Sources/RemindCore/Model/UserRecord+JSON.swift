@@ -25,20 +25,20 @@ extension UserRecord {
         if knownNotifications != nil || knownTimeZone != nil {
             writer.key("known")
             writer.beginObject()
-        if let knownNotifications {
-            writer.key("notifications")
-            writer.beginObject()
-            writer.member("value", knownNotifications.value.rawValue)
-            writer.member("observedAt", RFC3339.format(knownNotifications.observedAt))
-            writer.endObject()
-        }
-        if let knownTimeZone {
-            writer.key("timeZone")
-            writer.beginObject()
-            writer.member("value", knownTimeZone.value)
-            writer.member("observedAt", RFC3339.format(knownTimeZone.observedAt))
-            writer.endObject()
-        }
+            if let knownNotifications {
+                writer.key("notifications")
+                writer.beginObject()
+                writer.member("value", knownNotifications.value.rawValue)
+                writer.member("observedAt", RFC3339.format(knownNotifications.observedAt))
+                writer.endObject()
+            }
+            if let knownTimeZone {
+                writer.key("timeZone")
+                writer.beginObject()
+                writer.member("value", knownTimeZone.value)
+                writer.member("observedAt", RFC3339.format(knownTimeZone.observedAt))
+                writer.endObject()
+            }
             writer.endObject()
         }
         if let newest = history.first {
@@ -124,7 +124,9 @@ extension UserRecord {
         var reader = JSONObjectReader(object)
         let version = try reader.integer("schemaVersion", in: 0...Int64.max)
         guard version == Int64(Self.schemaVersion) else {
-            throw ValidationError(field: "schemaVersion", reason: "must be \(Self.schemaVersion), got \(version.map(String.init) ?? "none")")
+            throw ValidationError(
+                field: "schemaVersion",
+                reason: "must be \(Self.schemaVersion), got \(version.map(String.init) ?? "none")")
         }
         guard let rawID = try reader.string("userID") else {
             throw ValidationError(field: "userID", reason: "is required")
@@ -166,7 +168,8 @@ extension UserRecord {
             var observations: [Date] = []
             for (offset, value) in (try entry.array("observations") ?? []).enumerated() {
                 guard case .string(let text) = value, let date = RFC3339.parse(text) else {
-                    throw ValidationError(field: "\(path).observations[\(offset)]", reason: "must be an RFC 3339 timestamp")
+                    throw ValidationError(
+                        field: "\(path).observations[\(offset)]", reason: "must be an RFC 3339 timestamp")
                 }
                 observations.append(date)
             }

@@ -98,7 +98,9 @@ extension ReminderPolicy {
             return Explanation(userID: record.userID, nextReminderAt: nextReminderAt, reasons: reasons)
         }
         if let nextReminderAt, nextReminderAt > due {
-            add(.catchUp, "came due while the daemon was down: catch-up spread sends it at \(RFC3339.format(nextReminderAt))")
+            add(
+                .catchUp,
+                "came due while the daemon was down: catch-up spread sends it at \(RFC3339.format(nextReminderAt))")
         }
         if let nextReminderAt, nextReminderAt <= now {
             add(.overdue, "reminder \(episode.deliveries.count + 1) was due \(RFC3339.format(due)): it goes out now")

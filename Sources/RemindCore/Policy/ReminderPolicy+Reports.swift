@@ -23,7 +23,9 @@ public enum EpisodeTransition: Sendable, Equatable {
 extension ReminderPolicy {
     /// Folds one validated report into the user's record (nil for a new user), received at
     /// `receivedAt`.
-    public func apply(_ report: PermissionReport, to record: UserRecord?, userID: UserID, receivedAt: Date)
+    public func apply(
+        _ report: PermissionReport, to record: UserRecord?, userID: UserID, receivedAt: Date
+    )
         -> ReportOutcome
     {
         let receivedAt = receivedAt.millisecondPrecision
@@ -65,8 +67,9 @@ extension ReminderPolicy {
         let fold = HistoryFold.openEpisodeStart(record.history)
         if let open = record.openEpisode {
             guard let fold else {
-                close(&record, at: HistoryFold.alwaysRestored(after: open.startedAt, in: record.history) ?? now,
-                      now: now, events: &events, transitions: &transitions)
+                close(
+                    &record, at: HistoryFold.alwaysRestored(after: open.startedAt, in: record.history) ?? now,
+                    now: now, events: &events, transitions: &transitions)
                 return
             }
             // A late report moved the start of the stretch without Always access: earlier (it
