@@ -65,6 +65,7 @@ let package = Package(
             dependencies: ["RemindCore"]
         ),
         .testTarget(name: "RemindCoreTests", dependencies: ["RemindCore", "RemindAPI", "RemindTesting"]),
+        .testTarget(name: "RemindSinksTests", dependencies: ["RemindSinks", "RemindCore", "RemindTesting"]),
         .testTarget(name: "RemindStoreTests", dependencies: ["RemindStore", "RemindCore", "RemindTesting"]),
         .testTarget(name: "RemindConfigTests", dependencies: ["RemindConfig", "RemindCore"]),
         .testTarget(

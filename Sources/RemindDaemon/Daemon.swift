@@ -122,11 +122,7 @@ public enum Daemon {
                     "remindd: sink \"\(configuration.name)\": type \(configuration.type.rawValue) is not available in this build",
                     exitCode: 78)
             }
-            let retry = DeliveryRetryPolicy(
-                initialBackoffSeconds: configuration.retry.initialBackoffSeconds,
-                maxBackoffSeconds: configuration.retry.maxBackoffSeconds,
-                maxAttempts: configuration.retry.maxAttempts)
-            handles.append(.init(sink: sink, statistics: SinkStatistics(), retry: retry))
+            handles.append(.init(sink: sink, statistics: SinkStatistics(), retry: configuration.retry))
         }
         return handles
     }

@@ -15,7 +15,7 @@ public final class DaemonRuntime: Sendable {
     public struct SinkHandle: Sendable {
         public var sink: any EventSink
         public var statistics: SinkStatistics
-        public var retry: DeliveryRetryPolicy
+        public var retry: RetryPolicy
     }
 
     public static let version = "0.1.0"

@@ -8,7 +8,7 @@ import RemindCore
 /// completed, so the queue moves on; nothing leaves the outbox any other way.
 public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
     public let sink: any EventSink
-    public let retry: DeliveryRetryPolicy
+    public let retry: RetryPolicy
     public let statistics: SinkStatistics
     let source: any OutboxSource
     let clock: C
@@ -16,7 +16,7 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
     let deadLetter: @Sendable (OutboxEvent, _ attempts: Int, _ lastError: String) async -> Void
 
     public init(
-        sink: any EventSink, retry: DeliveryRetryPolicy, source: any OutboxSource, clock: C, logger: Logger,
+        sink: any EventSink, retry: RetryPolicy, source: any OutboxSource, clock: C, logger: Logger,
         statistics: SinkStatistics = SinkStatistics(),
         deadLetter: @escaping @Sendable (OutboxEvent, Int, String) async -> Void
     ) {

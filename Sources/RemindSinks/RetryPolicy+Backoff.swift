@@ -1,18 +1,9 @@
-/// When to try a failed delivery again: exponential backoff with full jitter (a random wait
-/// between zero and the exponential bound), so that receivers recovering from an outage are
-/// not hit by every retry at once.
-public struct DeliveryRetryPolicy: Sendable, Equatable {
-    public var initialBackoffSeconds: Double
-    public var maxBackoffSeconds: Double
-    /// Attempts in all, the first included; after the last, the event is dead-lettered.
-    public var maxAttempts: Int
+import RemindCore
 
-    public init(initialBackoffSeconds: Double = 1, maxBackoffSeconds: Double = 3600, maxAttempts: Int = 12) {
-        self.initialBackoffSeconds = initialBackoffSeconds
-        self.maxBackoffSeconds = maxBackoffSeconds
-        self.maxAttempts = maxAttempts
-    }
-
+/// The backoff of DESIGN §1: exponential with full jitter (a random wait between zero and the
+/// exponential bound), so that receivers recovering from an outage are not hit by every retry
+/// at once.
+extension RetryPolicy {
     /// The upper bound of the wait after `attempt` failed attempts (1-based).
     public func backoffBound(afterAttempt attempt: Int) -> Double {
         let exponent = Double(max(0, attempt - 1))

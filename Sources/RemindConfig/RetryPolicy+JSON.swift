@@ -1,21 +1,6 @@
 import RemindCore
 
-/// How a sink retries a failed delivery: exponential backoff with full jitter from
-/// `initialBackoffSeconds` up to `maxBackoffSeconds`, then dead-lettering after `maxAttempts`.
-public struct RetryPolicy: Sendable, Equatable {
-    public static let `default` = RetryPolicy()
-
-    public var initialBackoffSeconds: Double
-    public var maxBackoffSeconds: Double
-    /// Attempts in all, the first one included.
-    public var maxAttempts: Int
-
-    public init(initialBackoffSeconds: Double = 1, maxBackoffSeconds: Double = 3600, maxAttempts: Int = 12) {
-        self.initialBackoffSeconds = initialBackoffSeconds
-        self.maxBackoffSeconds = maxBackoffSeconds
-        self.maxAttempts = maxAttempts
-    }
-
+extension RetryPolicy {
     public init(object: JSONObject, path: String) throws(ValidationError) {
         var reader = try JSONObjectReader.strict(object, path: path)
         let initial = try reader.positiveSeconds("initialBackoffSeconds") ?? Self.default.initialBackoffSeconds

@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import RemindCore
+import RemindSinks
+import RemindTesting
+import Synchronization
+import Testing
+
+struct FileSinkTests {
+    static func event(_ sequence: Int) -> OutboxEvent {
+        OutboxEvent(
+            .reminder(
+                .init(
+                    userID: Fixtures.userID(), title: "t", body: "b", reason: .locationNotAuthorizedAlways,
+                    errors: [.locationNotAuthorizedAlways], sequence: sequence,
+                    episodeStartedAt: Fixtures.date("2026-11-15T10:00:00Z"),
+                    dueAt: Fixtures.date("2026-11-22T10:00:00Z"), createdAt: Fixtures.date("2026-11-22T10:00:00Z"))))
+    }
+
+    /// Each event becomes exactly one line holding the event's bytes, appended in order.
+    @Test func appendsOneLinePerEvent() async throws {
+        let path = NSTemporaryDirectory() + "file-sink-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let sink = FileSink(path: path)
+        for sequence in 1...3 { try await sink.deliver(Self.event(sequence)) }
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines == (1...3).map { Self.event($0).json })
+    }
+
+    /// A file that cannot be opened is a retryable failure naming the path.
+    @Test func unwritablePathFailsRetryably() async {
+        let sink = FileSink(path: "/proc/remindd-no-such-dir/events.jsonl")
+        do {
+            try await sink.deliver(Self.event(1))
+            Issue.record("delivered to an impossible path")
+        } catch {
+            #expect(error.retryable)
+            #expect(error.message.contains("/proc/remindd-no-such-dir/events.jsonl"))
+        }
+    }
+}
+
+struct RetryPolicyTests {
+    /// The bound doubles from the initial backoff and stops at the maximum; every wait lies in
+    /// [0, bound], and a receiver's Retry-After wins (capped at the maximum).
+    @Test func backoffIsExponentialWithFullJitter() {
+        let policy = RetryPolicy(initialBackoffSeconds: 1, maxBackoffSeconds: 60, maxAttempts: 12)
+        #expect((1...8).map { policy.backoffBound(afterAttempt: $0) } == [1, 2, 4, 8, 16, 32, 60, 60])
+        #expect(policy.backoffBound(afterAttempt: 500) == 60)
+        var random = SystemRandomNumberGenerator()
+        var waits: [Double] = []
+        for _ in 0..<1000 {
+            let wait = policy.delay(afterAttempt: 4, retryAfter: nil, using: &random)
+            #expect(wait >= 0 && wait <= 8)
+            waits.append(wait)
+        }
+        // Full jitter spreads over the whole interval, not around its end.
+        #expect(waits.min()! < 1 && waits.max()! > 7)
+        #expect(policy.delay(afterAttempt: 1, retryAfter: 30, using: &random) == 30)
+        #expect(policy.delay(afterAttempt: 1, retryAfter: 999, using: &random) == 60)
+    }
+}
+
+/// A sink that fails a set number of times, then records what it delivers.
+final class FlakySink: EventSink, Sendable {
+    let name = "flaky"
+    var type: String { "test" }
+    private let state: Mutex<(failuresLeft: Int, delivered: [String])>
+
+    init(failures: Int) {
+        state = Mutex((failures, []))
+    }
+
+    var delivered: [String] { state.withLock { $0.delivered } }
+
+    func deliver(_ event: OutboxEvent) async throws(SinkError) {
+        let fail = state.withLock { state -> Bool in
+            if state.failuresLeft > 0 {
+                state.failuresLeft -= 1
+                return true
+            }
+            state.delivered.append(event.id)
+            return false
+        }
+        if fail { throw SinkError("receiver down") }
+    }
+}
+
+/// An in-memory outbox for the dispatcher.
+final class MemoryOutbox: OutboxSource, Sendable {
+    private let state: Mutex<[OutboxEvent]>
+    let completed = Mutex<[String]>([])
+    let signal = AsyncSignal()
+
+    init(_ events: [OutboxEvent]) {
+        state = Mutex(events)
+    }
+
+    func nextEvent(for sink: String) async -> OutboxEvent? { state.withLock { $0.first } }
+    func waitForEvents(for sink: String) async { await signal.wait() }
+    func complete(_ eventID: String, sink: String) async {
+        state.withLock { $0.removeAll { $0.id == eventID } }
+        completed.withLock { $0.append(eventID) }
+        signal.signal()
+    }
+}
+
+struct SinkDispatcherTests {
+    /// Failures are retried after backoff sleeps on the injected clock, in order; the event
+    /// is completed once delivered and counted.
+    @Test func retriesThenDeliversInOrder() async throws {
+        let clock = ManualClock()
+        let sink = FlakySink(failures: 2)
+        let outbox = MemoryOutbox([FileSinkTests.event(1), FileSinkTests.event(2)])
+        let dispatcher = SinkDispatcher(
+            sink: sink, retry: RetryPolicy(initialBackoffSeconds: 10, maxBackoffSeconds: 10, maxAttempts: 5),
+            source: outbox, clock: clock, logger: Logger(label: "test"), deadLetter: { _, _, _ in })
+        let task = Task { await dispatcher.run() }
+        for _ in 0..<2 {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(10))
+        }
+        while outbox.completed.withLock({ $0.count }) < 2 { await Task.yield() }
+        #expect(sink.delivered == [FileSinkTests.event(1).id, FileSinkTests.event(2).id])
+        #expect(dispatcher.statistics.snapshot.failed == 2)
+        #expect(dispatcher.statistics.snapshot.delivered == 2)
+        task.cancel()
+    }
+
+    /// After maxAttempts the event is dead-lettered with its last error and the queue moves on.
+    @Test func deadLettersAfterMaxAttempts() async throws {
+        let clock = ManualClock()
+        let sink = FlakySink(failures: 3)
+        let outbox = MemoryOutbox([FileSinkTests.event(1), FileSinkTests.event(2)])
+        let dead = Mutex<[(String, Int, String)]>([])
+        let dispatcher = SinkDispatcher(
+            sink: sink, retry: RetryPolicy(initialBackoffSeconds: 1, maxBackoffSeconds: 1, maxAttempts: 3),
+            source: outbox, clock: clock, logger: Logger(label: "test"),
+            deadLetter: { event, attempts, error in dead.withLock { $0.append((event.id, attempts, error)) } })
+        let task = Task { await dispatcher.run() }
+        for _ in 0..<2 {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(1))
+        }
+        while outbox.completed.withLock({ $0.count }) < 2 { await Task.yield() }
+        let deadLetters = dead.withLock { $0 }
+        #expect(deadLetters.count == 1)
+        #expect(deadLetters.first?.0 == FileSinkTests.event(1).id)
+        #expect(deadLetters.first?.1 == 3)
+        #expect(deadLetters.first?.2 == "receiver down")
+        #expect(sink.delivered == [FileSinkTests.event(2).id])
+        task.cancel()
+    }
+}
