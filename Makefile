@@ -25,7 +25,7 @@ run: build
 # real binary, a real journald and real sockets.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/run-tests.sh
 
 format:
 	$(SWIFT) format --in-place --recursive --parallel Sources Tests Package.swift
