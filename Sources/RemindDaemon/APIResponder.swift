@@ -81,6 +81,7 @@ public struct APIResponder: HTTPResponder {
     }
 
     private func storeFailure(_ error: StoreError) -> Response {
+        runtime.count { $0.lastError = "\(error)" }
         if error.isDiskFull || error.isReadOnly {
             runtime.logger.error("state directory refuses writes: \(error)")
             var response = HTTPResponses.problem(

@@ -19,6 +19,8 @@ public struct SchedulerService<C: Clock>: Service where C.Duration == Duration {
     /// Users fired per pass, so that a million reminders due at once are written in batches
     /// that share log commits, while reports keep being served in between.
     let batchSize: Int
+    /// How often `STATUS=` is refreshed: it counts every user, so not on every pass.
+    let statusInterval: Duration = .seconds(10)
 
     public init(
         runtime: DaemonRuntime, clock: C, maximumSleep: Duration = .seconds(1), watchdogInterval: Duration? = nil,
@@ -40,11 +42,18 @@ public struct SchedulerService<C: Clock>: Service where C.Duration == Duration {
     private func loop() async {
         let store = runtime.store
         var lastWatchdog = clock.now
+        var lastStatus = clock.now
+        var statusSent = false
         var failures = 0
         while !Task.isCancelled {
             if let watchdogInterval, lastWatchdog.duration(to: clock.now) >= watchdogInterval {
                 _ = runtime.notifier.watchdog()
                 lastWatchdog = clock.now
+            }
+            if !statusSent || lastStatus.duration(to: clock.now) >= statusInterval {
+                await sendStatus()
+                lastStatus = clock.now
+                statusSent = true
             }
             let now = runtime.wallClock()
             do {
@@ -57,6 +66,7 @@ public struct SchedulerService<C: Clock>: Service where C.Duration == Duration {
             } catch {
                 // Full disk or similar: the users stay due; try again with a growing pause.
                 failures += 1
+                runtime.count { $0.lastError = "\(error)" }
                 runtime.logger.error("firing due reminders failed (attempt \(failures)): \(error)")
                 try? await clock.sleep(for: .seconds(min(30, failures)))
                 continue
@@ -77,6 +87,16 @@ public struct SchedulerService<C: Clock>: Service where C.Duration == Duration {
                 group.cancelAll()
             }
         }
+    }
+
+    /// `STATUS=` for `systemctl status`: users, pending reminders, the next due time and the
+    /// last error, refreshed every `statusInterval`.
+    private func sendStatus() async {
+        let statistics = await runtime.store.statistics()
+        var status = "\(statistics.users) users, \(statistics.pendingReminders) reminders pending"
+        if let next = statistics.nextReminderAt { status += ", next due \(RFC3339.format(next))" }
+        if let error = runtime.counts.lastError { status += "; last error: \(error)" }
+        _ = runtime.notifier.status(status)
     }
 
     private func report(_ fired: FireSummary) {

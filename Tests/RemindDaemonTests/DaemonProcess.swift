@@ -63,7 +63,7 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Starts the daemon and returns once it sent READY=1.
-    func start(arguments: [String]? = nil, waitForReady: Bool = true) throws {
+    func start(arguments: [String]? = nil, environment extra: [String: String] = [:], waitForReady: Bool = true) throws {
         let binary = Self.binaryPath
         guard FileManager.default.isExecutableFile(atPath: binary) else { throw Failure.binaryMissing(binary) }
         let listener = try DatagramListener()
@@ -79,6 +79,7 @@ final class DaemonProcess: @unchecked Sendable {
         for key in ["REMINDD_CONFIG", "REMINDD_STATE_DIRECTORY", "REMINDD_SOCKET", "INVOCATION_ID", "WATCHDOG_USEC"] {
             environment[key] = nil
         }
+        environment.merge(extra) { $1 }
         process.environment = environment
         FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath)!
@@ -91,13 +92,14 @@ final class DaemonProcess: @unchecked Sendable {
         try waitFor("READY=1")
     }
 
-    /// Waits for a notify datagram containing `text` (bounded: 60 s).
-    func waitFor(_ text: String, timeout: Duration = .seconds(60)) throws {
+    /// Waits for a notify datagram containing `text` (bounded: 60 s) and returns it.
+    @discardableResult
+    func waitFor(_ text: String, timeout: Duration = .seconds(60)) throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             guard let process else { throw Failure.notReady(self.log) }
             if !process.isRunning { throw Failure.exitedEarly(process.terminationStatus, self.log) }
-            if let message = try notify?.receive(timeout: .milliseconds(500)), message.contains(text) { return }
+            if let message = try notify?.receive(timeout: .milliseconds(500)), message.contains(text) { return message }
         }
         throw Failure.notReady(log)
     }

@@ -151,4 +151,18 @@ struct EndToEndTests {
         try daemon.waitFor("STOPPING=1")
         #expect(daemon.waitForExit() == 0)
     }
+
+    /// With WATCHDOG_USEC set, the scheduler loop sends WATCHDOG=1 at half the interval;
+    /// READY=1 comes with a STATUS= line counting users and pending reminders.
+    @Test func watchdogAndStatusReachTheNotifySocket() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start(environment: ["WATCHDOG_USEC": "400000"], waitForReady: false)
+        let ready = try daemon.waitFor("READY=1")
+        #expect(ready.contains("STATUS=0 users, 0 reminders pending"))
+        let started = ContinuousClock.now
+        for _ in 0..<5 { try daemon.waitFor("WATCHDOG=1", timeout: .seconds(5)) }
+        // Five pings at 200 ms take about a second; far longer means the pace is wrong.
+        #expect(ContinuousClock.now - started < .seconds(4))
+        daemon.stop()
+    }
 }
