@@ -44,6 +44,7 @@ let package = Package(
             dependencies: [
                 "RemindCore", "RemindAPI", "RemindConfig", "RemindStore", "RemindSinks", "Systemd", "CRemindSys",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -15,6 +15,15 @@ import Systemd
 /// application each over the same API. `READY=1` goes out once every one of them serves.
 enum Listeners {
     static func make(configuration: DaemonConfiguration, runtime: DaemonRuntime) throws(StartupError) -> [any Service] {
+        let inherited: [(fd: Int32, name: String)]
+        do {
+            inherited = try ListenFDs.inherited()
+        } catch {
+            throw StartupError("remindd: LISTEN_FDS: \(error)")
+        }
+        if !inherited.isEmpty {
+            return try activated(inherited, configuration: configuration, runtime: runtime)
+        }
         let socketPath = configuration.listen.socket
         try prepareSocketPath(socketPath)
         var expected = 1
@@ -55,6 +64,46 @@ enum Listeners {
                 onServerRunning: { _ in readiness.listenerRunning("tcp \(tcp.host):\(tcp.port)") },
                 logger: serverLogger)
             services.append(app)
+        }
+        return services
+    }
+
+    /// The bearer token from `listen.tokenFile`, surrounding whitespace ignored.
+    static func readToken(_ configuration: DaemonConfiguration) throws(StartupError) -> [UInt8] {
+        guard let tokenFile = configuration.listen.tokenFile else {
+            throw StartupError("remindd: a TCP listener needs listen.tokenFile", exitCode: 78)
+        }
+        guard let bytes = FileManager.default.contents(atPath: tokenFile) else {
+            throw StartupError("remindd: cannot read listen.tokenFile \(tokenFile)", exitCode: 78)
+        }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw StartupError("remindd: listen.tokenFile \(tokenFile) is empty", exitCode: 78) }
+        return Array(text.utf8)
+    }
+
+    /// Serves on the sockets systemd passed (socket activation) instead of the configured
+    /// ones: Unix stream sockets with the socket's access rules, TCP ones with the bearer
+    /// token. The socket's group is taken to be the daemon's group, as the units set both
+    /// to `remindd`.
+    static func activated(
+        _ sockets: [(fd: Int32, name: String)], configuration: DaemonConfiguration, runtime: DaemonRuntime
+    ) throws(StartupError) -> [any Service] {
+        let readiness = Readiness(expected: sockets.count, runtime: runtime)
+        let logger = Logger(label: "remindd.http")
+        var services: [any Service] = []
+        for (fd, name) in sockets {
+            let access: AccessPolicy
+            switch ListenFDs.socketKind(of: fd) {
+            case .unixStream: access = .unixSocket(daemonUID: getuid(), socketGID: getgid())
+            case .tcp: access = .bearer(token: try readToken(configuration))
+            case .other: throw StartupError("remindd: passed descriptor \(fd) (\(name)) is not a stream socket")
+            }
+            let description = "passed socket \(name) (fd \(fd))"
+            services.append(
+                ActivatedListener(
+                    descriptor: fd, description: description,
+                    responder: APIResponder(runtime: runtime, access: access), logger: logger,
+                    onRunning: { readiness.listenerRunning(description) }))
         }
         return services
     }

@@ -63,17 +63,23 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Starts the daemon and returns once it sent READY=1.
-    func start(arguments: [String]? = nil, environment extra: [String: String] = [:], waitForReady: Bool = true) throws {
+    func start(
+        arguments: [String]? = nil, environment extra: [String: String] = [:], waitForReady: Bool = true,
+        launcher: [String] = []
+    ) throws {
         let binary = Self.binaryPath
         guard FileManager.default.isExecutableFile(atPath: binary) else { throw Failure.binaryMissing(binary) }
         let listener = try DatagramListener()
         notify = listener
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments =
+        // A launcher (systemd-socket-activate …) runs the daemon as its last argument.
+        let daemonArguments =
             arguments ?? [
                 "--config", configPath, "--state-directory", stateDirectory, "--socket", socketPath,
             ]
+        let command = launcher.isEmpty ? [binary] + daemonArguments : launcher + [binary] + daemonArguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = listener.path
         for key in ["REMINDD_CONFIG", "REMINDD_STATE_DIRECTORY", "REMINDD_SOCKET", "INVOCATION_ID", "WATCHDOG_USEC"] {

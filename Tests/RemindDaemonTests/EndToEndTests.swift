@@ -165,4 +165,26 @@ struct EndToEndTests {
         #expect(ContinuousClock.now - started < .seconds(4))
         daemon.stop()
     }
+
+    /// Under `systemd-socket-activate` the daemon serves the passed socket instead of binding
+    /// its own: the first connection starts it and is answered, READY=1 follows, and the
+    /// configured socket path is never created.
+    @Test func socketActivation() throws {
+        let daemon = try DaemonProcess()
+        let activated = daemon.directory + "/activated.sock"
+        try daemon.start(
+            waitForReady: false, launcher: ["/usr/bin/systemd-socket-activate", "-E", "NOTIFY_SOCKET", "-l", activated])
+        // systemd-socket-activate binds first, in another process: look for its socket file
+        // every 20 ms until a deadline (there is nothing in-process to wait on).
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !FileManager.default.fileExists(atPath: activated) && ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
+        let reply = try UnixHTTPClient(socketPath: activated).send(
+            "POST", "/v1/users/act/reports", body: Array(#"{"location":"denied"}"#.utf8))
+        #expect(reply.status == 200)
+        try daemon.waitFor("READY=1")
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+        #expect(daemon.stop() == 0)
+    }
 }
