@@ -3,7 +3,11 @@ SWIFT ?= swift
 CONFIG ?=
 ARGS ?=
 
-.PHONY: all build release run test deps format clean
+PREFIX ?= /usr/local
+DESTDIR ?=
+RELEASE_FLAGS = -c release
+
+.PHONY: all build release run test deps format clean install uninstall
 
 all: build
 
@@ -14,7 +18,7 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 # Runs the daemon in the foreground on embedded defaults: state in ./.remindd
 # (or $$XDG_STATE_HOME/remindd), socket ./remindd.sock (or $$XDG_RUNTIME_DIR).
@@ -26,6 +30,14 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	scripts/run-tests.sh
+
+# Installs the stripped release binaries with their Swift runtime libraries, the units,
+# the sysusers entry, the journald catalog, the default configuration and completions.
+install: release
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
+
+uninstall:
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install.sh --uninstall
 
 format:
 	$(SWIFT) format --in-place --recursive --parallel Sources Tests Package.swift

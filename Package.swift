@@ -1,6 +1,12 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// Installed binaries find the Swift runtime libraries that `make install` puts beside them
+// ($PREFIX/lib/remindd), so a machine without the toolchain runs them.
+let installedRuntimeSearchPath: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/remindd"])
+]
+
 let package = Package(
     name: "remindd",
     platforms: [.macOS(.v14)],
@@ -58,9 +64,17 @@ let package = Package(
                 "RemindDaemon", "RemindConfig", "Systemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            linkerSettings: installedRuntimeSearchPath
         ),
         .target(name: "RemindClient", dependencies: ["RemindAPI"]),
+        .executableTarget(
+            name: "remindctl",
+            dependencies: [
+                "RemindClient", "RemindConfig", "RemindAPI", "RemindCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .target(
             name: "RemindTesting",
             dependencies: ["RemindCore"]
@@ -78,6 +92,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "RemindctlTests", dependencies: ["RemindClient", "RemindTesting", "RemindCore"]),
         .testTarget(
             name: "SystemdTests",
             dependencies: ["Systemd", "RemindTesting", .product(name: "Logging", package: "swift-log")]

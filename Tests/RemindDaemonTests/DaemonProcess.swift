@@ -65,9 +65,8 @@ final class DaemonProcess: @unchecked Sendable {
     /// Starts the daemon and returns once it sent READY=1.
     func start(
         arguments: [String]? = nil, environment extra: [String: String] = [:], waitForReady: Bool = true,
-        launcher: [String] = []
+        launcher: [String] = [], binary: String = DaemonProcess.binaryPath
     ) throws {
-        let binary = Self.binaryPath
         guard FileManager.default.isExecutableFile(atPath: binary) else { throw Failure.binaryMissing(binary) }
         let listener = try DatagramListener()
         notify = listener

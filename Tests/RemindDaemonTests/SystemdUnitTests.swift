@@ -52,10 +52,11 @@ struct SystemdUnitTests {
     @Test func serviceSocketAndSysusersAgree() throws {
         let service = try String(contentsOfFile: Self.unitsDirectory + "/remindd.service", encoding: .utf8)
         let socket = try String(contentsOfFile: Self.unitsDirectory + "/remindd.socket", encoding: .utf8)
-        for line in ["Type=notify", "User=remindd", "Group=remindd", "StateDirectory=remindd", "WatchdogSec=30",
+        for line in [
+            "Type=notify", "User=remindd", "Group=remindd", "StateDirectory=remindd", "WatchdogSec=30",
             "ExecReload=/bin/kill -HUP $MAINPID", "Restart=on-failure", "RuntimeDirectory=remindd",
-            "ConfigurationDirectory=remindd"]
-        {
+            "ConfigurationDirectory=remindd",
+        ] {
             #expect(service.contains(line + "\n"), "remindd.service lacks \(line)")
         }
         for line in ["SocketGroup=remindd", "SocketMode=0660", "ListenStream=/run/remindd/remindd.sock"] {
