@@ -79,7 +79,7 @@ public enum Daemon {
             let sinkName = handle.sink.name
             let dispatcher = SinkDispatcher(
                 sink: handle.sink, retry: handle.retry, source: store, clock: clock, logger: logger,
-                statistics: handle.statistics,
+                statistics: handle.statistics, failureMessageID: MessageID.deliveryFailed.rawValue,
                 deadLetter: { event, attempts, lastError in
                     logger.error(
                         "event \(event.id) dead-lettered for \(sinkName) after \(attempts) attempt(s): \(lastError)",

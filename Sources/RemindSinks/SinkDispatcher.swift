@@ -14,12 +14,15 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
     let clock: C
     let logger: Logger
     let deadLetter: @Sendable (OutboxEvent, _ attempts: Int, _ lastError: String) async -> Void
+    /// The journald MESSAGE_ID of a failed attempt (the catalog's "delivery failed").
+    let failureMessageID: String?
 
     public init(
         sink: any EventSink, retry: RetryPolicy, source: any OutboxSource, clock: C, logger: Logger,
-        statistics: SinkStatistics = SinkStatistics(),
+        statistics: SinkStatistics = SinkStatistics(), failureMessageID: String? = nil,
         deadLetter: @escaping @Sendable (OutboxEvent, Int, String) async -> Void
     ) {
+        self.failureMessageID = failureMessageID
         self.sink = sink
         self.retry = retry
         self.source = source
@@ -63,12 +66,13 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
                     $0.lastError = error.message
                 }
                 let exhausted = !error.retryable || attempt >= retry.maxAttempts
+                var metadata: Logger.Metadata = [
+                    "REMINDD_SINK": .string(sink.name), "REMINDD_EVENT_ID": .string(event.id),
+                    "REMINDD_USER_ID": .string(event.userID.rawValue),
+                ]
+                if let failureMessageID { metadata["MESSAGE_ID"] = .string(failureMessageID) }
                 logger.warning(
-                    "delivery to \(sink.name) failed (attempt \(attempt)): \(error.message)",
-                    metadata: [
-                        "REMINDD_SINK": .string(sink.name), "REMINDD_EVENT_ID": .string(event.id),
-                        "REMINDD_USER_ID": .string(event.userID.rawValue),
-                    ])
+                    "delivery to \(sink.name) failed (attempt \(attempt)): \(error.message)", metadata: metadata)
                 if exhausted {
                     statistics.update { $0.deadLettered += 1 }
                     await deadLetter(event, attempt, error.message)

@@ -45,6 +45,7 @@ struct Remindd: AsyncParsableCommand {
         do {
             configuration = try load()
         } catch {
+            SystemdNotifier().notify(.status(error.description), .exitStatus(78))
             Self.fail(error.description, exitCode: 78)
         }
 
@@ -62,7 +63,8 @@ struct Remindd: AsyncParsableCommand {
                 configuration: configuration, logger: logger, clock: ContinuousClock(), reread: load)
             try await group.run()
         } catch let error as StartupError {
-            _ = SystemdNotifier().notify(.status(error.message))
+            // systemd shows why the start failed: the status line and the exit status.
+            SystemdNotifier().notify(.status(error.message), .exitStatus(error.exitCode))
             Self.fail(error.message, exitCode: error.exitCode)
         } catch {
             Self.fail("remindd: \(error)", exitCode: 1)

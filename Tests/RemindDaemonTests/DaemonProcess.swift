@@ -103,8 +103,14 @@ final class DaemonProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             guard let process else { throw Failure.notReady(self.log) }
-            if !process.isRunning { throw Failure.exitedEarly(process.terminationStatus, self.log) }
-            if let message = try notify?.receive(timeout: .milliseconds(500)), message.contains(text) { return message }
+            // Datagrams already sent are read before looking at whether the process ended:
+            // a daemon that fails at start says why and then exits.
+            let exited = !process.isRunning
+            if let message = try notify?.receive(timeout: .milliseconds(exited ? 0 : 500)) {
+                if message.contains(text) { return message }
+                continue
+            }
+            if exited { throw Failure.exitedEarly(process.terminationStatus, self.log) }
         }
         throw Failure.notReady(log)
     }

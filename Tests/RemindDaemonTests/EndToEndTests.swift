@@ -101,10 +101,14 @@ struct EndToEndTests {
         first.stop()
     }
 
-    /// An invalid configuration file exits with 78 (EX_CONFIG) and names the key path.
+    /// An invalid configuration file exits with 78 (EX_CONFIG), names the key path, and tells
+    /// systemd why (STATUS= and EXIT_STATUS=78).
     @Test func invalidConfigurationExits78() throws {
         let daemon = try DaemonProcess(configuration: #""schedule":{"jitterSeconds":-1}"#)
         try daemon.start(waitForReady: false)
+        let notice = try daemon.waitFor("EXIT_STATUS=", timeout: .seconds(30))
+        #expect(notice.contains("EXIT_STATUS=78"))
+        #expect(notice.contains("schedule.jitterSeconds"))
         #expect(daemon.waitForExit() == 78)
         #expect(daemon.log.contains("schedule.jitterSeconds"))
     }
@@ -134,7 +138,8 @@ struct EndToEndTests {
             #"{"notification":{"notificationTriggerDelay":200},"sinks":[{"type":"file","path":"\#(daemon.eventsPath)"}]}"#
             .write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         kill(pid, SIGHUP)
-        try daemon.waitFor("RELOADING=1")
+        let reloading = try daemon.waitFor("RELOADING=1")
+        #expect(reloading.contains("MONOTONIC_USEC="))
         try daemon.waitFor("READY=1")
         #expect(try daemon.client.send("GET", "/v1/config").text.contains(#""notificationTriggerDelay":200"#))
 

@@ -1,0 +1,4 @@
+import ArgumentParser
+
+@main
+struct Remindctl: ParsableCommand {}
