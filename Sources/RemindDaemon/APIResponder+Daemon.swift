@@ -36,6 +36,7 @@ extension APIResponder {
     func getStatus() async -> Response {
         let statistics = await runtime.store.statistics()
         let sinkCounts = runtime.sinks.map { ($0, $0.statistics.snapshot) }
+        let deadLetters = await runtime.store.listDeadLetters().count
         let configuration = runtime.configuration
         return HTTPResponses.json { writer in
             writer.beginObject()
@@ -48,7 +49,7 @@ extension APIResponder {
             writer.member("delivered", statistics.eventsDelivered)
             writer.member("suppressed", statistics.suppressed)
             writer.member("failed", sinkCounts.reduce(0) { $0 + $1.1.failed })
-            writer.member("deadLetters", sinkCounts.reduce(0) { $0 + $1.1.deadLettered })
+            writer.member("deadLetters", deadLetters)
             writer.member("quarantined", statistics.quarantined)
             writer.key("sinks")
             writer.beginArray()
@@ -64,6 +65,51 @@ extension APIResponder {
             writer.endArray()
             writer.key("notification")
             writer.value(configuration.notification.json)
+            writer.endObject()
+        }
+    }
+
+    func getDeadLetters() async -> Response {
+        let letters = await runtime.store.listDeadLetters()
+        return HTTPResponses.json { writer in
+            writer.beginObject()
+            writer.key("deadLetters")
+            writer.beginArray()
+            for letter in letters { letter.write(to: &writer) }
+            writer.endArray()
+            writer.endObject()
+        }
+    }
+
+    /// Re-queues all dead letters, or those named in `{"ids":[...]}` (event ids).
+    func postReplay(_ request: Request) async throws -> Response {
+        let body: ByteBuffer
+        switch try await self.body(of: request) {
+        case .success(let buffer): body = buffer
+        case .failure(let response): return response
+        }
+        var ids: Set<String>?
+        if body.readableBytes > 0 {
+            guard case .object(let object)? = try? JSONParser.parse(body.readableBytesView) else {
+                throw ValidationError(field: "", reason: "body must be a JSON object such as {\"ids\":[…]}")
+            }
+            var reader = JSONObjectReader(object)
+            if let values = try reader.array("ids") {
+                var names = Set<String>()
+                for (index, value) in values.enumerated() {
+                    guard case .string(let id) = value else {
+                        throw ValidationError(field: "ids[\(index)]", reason: "must be an event id string")
+                    }
+                    names.insert(id)
+                }
+                ids = names
+            }
+        }
+        let replayed = try await runtime.store.replayDeadLetters(ids: ids)
+        runtime.logger.notice("replayed \(replayed) dead letter(s)")
+        return HTTPResponses.json { writer in
+            writer.beginObject()
+            writer.member("replayed", replayed)
             writer.endObject()
         }
     }

@@ -64,6 +64,12 @@ public struct APIResponder: HTTPResponder {
         case ("v1", "reload") where segments.count == 2:
             guard request.method == .post else { return methodNotAllowed(request, allowed: "POST") }
             return await postReload()
+        case ("v1", "dead-letters") where segments.count == 2:
+            guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
+            return await getDeadLetters()
+        case ("v1", "dead-letters") where segments.count == 3 && segments[2] == "replay":
+            guard request.method == .post else { return methodNotAllowed(request, allowed: "POST") }
+            return try await postReplay(request)
         case ("metrics", nil) where segments.count == 1:
             guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
             return await getMetrics()

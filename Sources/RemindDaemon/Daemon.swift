@@ -81,6 +81,10 @@ public enum Daemon {
                 sink: handle.sink, retry: handle.retry, source: store, clock: clock, logger: logger,
                 statistics: handle.statistics, failureMessageID: MessageID.deliveryFailed.rawValue,
                 deadLetter: { event, attempts, lastError in
+                    try await store.deadLetter(
+                        DeadLetter(
+                            event: event, sink: sinkName, attempts: attempts, lastError: lastError,
+                            deadLetteredAt: wallClock().millisecondPrecision))
                     logger.error(
                         "event \(event.id) dead-lettered for \(sinkName) after \(attempts) attempt(s): \(lastError)",
                         metadata: [

@@ -13,14 +13,16 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
     let source: any OutboxSource
     let clock: C
     let logger: Logger
-    let deadLetter: @Sendable (OutboxEvent, _ attempts: Int, _ lastError: String) async -> Void
+    /// Stores an event given up on; throws when that could not be made durable (the event then
+    /// stays in the outbox and storing is tried again).
+    let deadLetter: @Sendable (OutboxEvent, _ attempts: Int, _ lastError: String) async throws -> Void
     /// The journald MESSAGE_ID of a failed attempt (the catalog's "delivery failed").
     let failureMessageID: String?
 
     public init(
         sink: any EventSink, retry: RetryPolicy, source: any OutboxSource, clock: C, logger: Logger,
         statistics: SinkStatistics = SinkStatistics(), failureMessageID: String? = nil,
-        deadLetter: @escaping @Sendable (OutboxEvent, Int, String) async -> Void
+        deadLetter: @escaping @Sendable (OutboxEvent, Int, String) async throws -> Void
     ) {
         self.failureMessageID = failureMessageID
         self.sink = sink
@@ -74,8 +76,20 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
                 logger.warning(
                     "delivery to \(sink.name) failed (attempt \(attempt)): \(error.message)", metadata: metadata)
                 if exhausted {
+                    while true {
+                        do {
+                            try await deadLetter(event, attempt, error.message)
+                            break
+                        } catch {
+                            logger.error("cannot store dead letter \(event.id) for \(sink.name): \(error)")
+                            do {
+                                try await clock.sleep(for: .milliseconds(Int64(retry.initialBackoffSeconds * 1000)))
+                            } catch {
+                                return  // shutting down: the event stays in the outbox
+                            }
+                        }
+                    }
                     statistics.update { $0.deadLettered += 1 }
-                    await deadLetter(event, attempt, error.message)
                     await source.complete(event.id, sink: sink.name)
                     return
                 }

@@ -8,10 +8,14 @@ import RemindCore
 ///   neither.
 /// - `{"op":"delete","userID":"…"}`: the user was forgotten.
 /// - `{"op":"ack","id":"…","sink":"…"}`: a sink is done with an event.
+/// - `{"op":"dead","letter":{…}}`: a sink gave up on an event (see `DeadLetter`).
+/// - `{"op":"replay","id":"…","sink":"…"}`: a dead letter went back to its sink's queue.
 enum LogEntry {
     case put(UserRecord, events: [(event: OutboxEvent, sinks: [String])])
     case delete(UserID)
     case ack(eventID: String, sink: String)
+    case dead(DeadLetter)
+    case replay(eventID: String, sink: String)
 
     var line: [UInt8] {
         var writer = JSONWriter(reservingCapacity: 1024)
@@ -36,6 +40,14 @@ enum LogEntry {
             writer.member("userID", userID.rawValue)
         case .ack(let eventID, let sink):
             writer.member("op", "ack")
+            writer.member("id", eventID)
+            writer.member("sink", sink)
+        case .dead(let letter):
+            writer.member("op", "dead")
+            writer.key("letter")
+            letter.write(to: &writer)
+        case .replay(let eventID, let sink):
+            writer.member("op", "replay")
             writer.member("id", eventID)
             writer.member("sink", sink)
         }
@@ -66,9 +78,13 @@ enum LogEntry {
         case "delete":
             guard case .string(let raw)? = object["userID"], let userID = try? UserID(raw) else { return nil }
             self = .delete(userID)
-        case "ack":
+        case "ack", "replay":
             guard case .string(let id)? = object["id"], case .string(let sink)? = object["sink"] else { return nil }
-            self = .ack(eventID: id, sink: sink)
+            self = op == "ack" ? .ack(eventID: id, sink: sink) : .replay(eventID: id, sink: sink)
+        case "dead":
+            guard case .object(let letterObject)? = object["letter"], let letter = DeadLetter(object: letterObject)
+            else { return nil }
+            self = .dead(letter)
         default:
             return nil
         }

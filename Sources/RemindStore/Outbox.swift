@@ -36,6 +36,20 @@ struct Outbox {
         for sink in remaining { queues[sink]!.append(event.id) }
     }
 
+    /// Puts an event back in front of one sink (a replayed dead letter), whether or not it is
+    /// still pending for others.
+    mutating func requeue(_ event: OutboxEvent, sink: String) {
+        guard queues[sink] != nil else { return }
+        if var entry = entries[event.id] {
+            guard entry.remaining.insert(sink).inserted else { return }
+            entries[event.id] = entry
+        } else {
+            entries[event.id] = Entry(event: event, remaining: [sink], sequence: nextSequence)
+            nextSequence += 1
+        }
+        queues[sink]!.append(event.id)
+    }
+
     /// The oldest event still waiting for `sink`, without removing it.
     mutating func peek(sink: String) -> OutboxEvent? {
         while let id = queues[sink]?.first {

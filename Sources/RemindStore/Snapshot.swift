@@ -19,6 +19,7 @@ import RemindCore
 ///     remindd-snapshot	1	<first log segment to replay>
 ///     U	<id>	<reason|->	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->
 ///     E	<sink,sink>	<event JSON>
+///     X	<dead letter JSON>
 ///     END	<lines>
 ///
 /// The END line proves the file complete; a file without it is ignored.
@@ -30,6 +31,7 @@ struct Snapshot {
     var segment: UInt64
     var schedules: [UserSchedule]
     var events: [(event: OutboxEvent, sinks: [String])]
+    var deadLetters: [DeadLetter] = []
 
     /// `snapshot.tsv` (the schedules) and `outbox.tsv` (the events).
     func encoded() -> (schedules: [UInt8], outbox: [UInt8]) {
@@ -59,7 +61,12 @@ struct Snapshot {
             bytes.append(contentsOf: event.bytes)
             bytes.append(UInt8(ascii: "\n"))
         }
-        append("END\t\(events.count)\n")
+        for letter in deadLetters {
+            append("X\t")
+            bytes.append(contentsOf: letter.jsonBytes)
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        append("END\t\(events.count + deadLetters.count)\n")
         return (scheduleBytes, bytes)
     }
 
@@ -95,6 +102,7 @@ struct Snapshot {
         var schedules: [UserSchedule] = []
         schedules.reserveCapacity(count)
         var events: [(OutboxEvent, [String])] = []
+        var deadLetters: [DeadLetter] = []
         for line in lines[1..<(lines.count - 1)] {
             let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
             if fields.first?.elementsEqual("U".utf8) == true {
@@ -114,6 +122,10 @@ struct Snapshot {
                         episodeStartedAt: start, deliveredCount: count, lastDeliveredAt: lastDelivery,
                         isSuppressed: fields[8].first == UInt8(ascii: "1"), lastReportAt: lastReportAt,
                         lastHeartbeatAt: heartbeat))
+            } else if fields.first?.elementsEqual("X".utf8) == true, fields.count == 2,
+                case .object(let object)? = try? JSONParser.parse(fields[1]), let letter = DeadLetter(object: object)
+            {
+                deadLetters.append(letter)
             } else if fields.first?.elementsEqual("E".utf8) == true, fields.count == 3,
                 let event = try? OutboxEvent(bytes: fields[2])
             {
@@ -126,11 +138,16 @@ struct Snapshot {
         self.segment = segment
         self.schedules = schedules
         self.events = events
+        self.deadLetters = deadLetters
     }
 
-    init(segment: UInt64, schedules: [UserSchedule], events: [(event: OutboxEvent, sinks: [String])]) {
+    init(
+        segment: UInt64, schedules: [UserSchedule], events: [(event: OutboxEvent, sinks: [String])],
+        deadLetters: [DeadLetter] = []
+    ) {
         self.segment = segment
         self.schedules = schedules
         self.events = events
+        self.deadLetters = deadLetters
     }
 }

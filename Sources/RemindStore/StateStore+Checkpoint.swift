@@ -37,7 +37,7 @@ extension StateStore {
         guard let segment else { return }
         let contents = Snapshot(
             segment: segment, schedules: Array(schedules.values),
-            events: outbox.ordered.map { ($0.event, Array($0.remaining)) })
+            events: outbox.ordered.map { ($0.event, Array($0.remaining)) }, deadLetters: deadLetters)
         let directory = self.directory
         try await Self.runBlocking { () throws(StoreError) in
             let (schedules, outbox) = contents.encoded()

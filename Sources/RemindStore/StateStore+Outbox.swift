@@ -22,4 +22,30 @@ extension StateStore {
     }
 
     public func pendingEvents(for sink: String) -> Int { outbox.pending(sink: sink) }
+
+    /// Moves an event a sink gave up on to the dead letters, durably; the caller then
+    /// completes it for that sink.
+    public func deadLetter(_ letter: DeadLetter) async throws {
+        try await logged([LogEntry.dead(letter).line]) {
+            deadLetters.removeAll { $0.event.id == letter.event.id && $0.sink == letter.sink }
+            deadLetters.append(letter)
+        }
+    }
+
+    public func listDeadLetters() -> [DeadLetter] { deadLetters }
+
+    /// Puts dead letters back in their sinks' queues: all of them, or those whose event id is
+    /// in `ids`. Returns how many went back.
+    public func replayDeadLetters(ids: Set<String>?) async throws -> Int {
+        let chosen = deadLetters.filter { ids?.contains($0.event.id) ?? true }
+        guard !chosen.isEmpty else { return 0 }
+        try await logged(chosen.map { LogEntry.replay(eventID: $0.event.id, sink: $0.sink).line }) {
+            for letter in chosen {
+                deadLetters.removeAll { $0.event.id == letter.event.id && $0.sink == letter.sink }
+                outbox.requeue(letter.event, sink: letter.sink)
+                outboxSignals[letter.sink]?.signal()
+            }
+        }
+        return chosen.count
+    }
 }

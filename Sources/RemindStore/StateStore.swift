@@ -51,6 +51,8 @@ public actor StateStore {
     var dirty: [UserID: UInt64] = [:]
     var version: UInt64 = 0
     var outbox: Outbox
+    /// Events sinks gave up on, oldest first.
+    var deadLetters: [DeadLetter] = []
     var busy: Set<UserID> = []
     var waiters: [UserID: [CheckedContinuation<Void, Never>]] = [:]
     var checkpointing = false
@@ -84,6 +86,7 @@ public actor StateStore {
 
         let journal = options.directory + "/journal"
         var outbox = Outbox(sinks: options.sinks)
+        var deadLetters: [DeadLetter] = []
         var schedules: [UserID: UserSchedule] = [:]
         var firstSegment: UInt64 = 0
         var fromSnapshot = false
@@ -91,6 +94,7 @@ public actor StateStore {
             let pending = Snapshot(bytes: bytes)
         {
             for (event, sinks) in pending.events { outbox.enqueue(event, sinks: sinks) }
+            deadLetters = pending.deadLetters
         }
         if let bytes = try FileIO.read(options.directory + "/" + Snapshot.fileName),
             let snapshot = Snapshot(bytes: bytes)
@@ -131,6 +135,13 @@ public actor StateStore {
                 try? files.remove(userID)
             case .ack(let eventID, let sink):
                 outbox.complete(eventID, sink: sink)
+            case .dead(let letter):
+                deadLetters.removeAll { $0.event.id == letter.event.id && $0.sink == letter.sink }
+                deadLetters.append(letter)
+            case .replay(let eventID, let sink):
+                if let index = deadLetters.firstIndex(where: { $0.event.id == eventID && $0.sink == sink }) {
+                    outbox.requeue(deadLetters.remove(at: index).event, sink: sink)
+                }
             }
             return true
         }
@@ -140,6 +151,7 @@ public actor StateStore {
         self.cache = cache
         self.dirty = dirty
         self.outbox = outbox
+        self.deadLetters = deadLetters
         summary = OpenSummary(
             users: schedules.count, fromSnapshot: fromSnapshot, replayedEntries: replayed,
             pendingEvents: outbox.entries.count)

@@ -119,3 +119,45 @@ struct DurabilityTests {
         daemon.stop()
     }
 }
+
+/// Dead letters against the real binary.
+@Suite(.serialized)
+struct DeadLetterEndToEndTests {
+    /// A sink that keeps failing dead-letters the event with its last error; once the cause is
+    /// fixed, replaying it delivers it.
+    @Test func failingSinkDeadLettersThenReplayDelivers() async throws {
+        let daemon = try DaemonProcess(
+            configuration: #""notification":{"notificationTriggerDelay":1}"#,
+            extraSinks:
+                #"{"type":"file","name":"broken","path":"/tmp/remindd-missing-\#(UUID().uuidString)/e.jsonl","retry":{"initialBackoffSeconds":0.05,"maxBackoffSeconds":0.05,"maxAttempts":2}}"#
+        )
+        try daemon.start()
+        try daemon.post("dl", #"{"location":"whileInUse"}"#)
+        _ = try await daemon.waitForEvents(1)
+        var letters = ""
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !letters.contains(#""sink":"broken""#) && ContinuousClock.now < deadline {
+            letters = try daemon.client.send("GET", "/v1/dead-letters").text
+            if !letters.contains(#""sink":"broken""#) { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(letters.contains(#""attempts":2"#))
+        #expect(letters.contains("No such file or directory"))
+        #expect(try daemon.client.send("GET", "/v1/status").text.contains(#""deadLetters":1"#))
+        let config = try daemon.client.send("GET", "/v1/config").text
+        let path = try #require(config.firstMatch(of: /"path":"(\/tmp\/remindd-missing-[^"]+)\/e\.jsonl"/)).output.1
+        try FileManager.default.createDirectory(atPath: String(path), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: String(path)) }
+        let replay = try daemon.client.send("POST", "/v1/dead-letters/replay", body: Array("{}".utf8))
+        #expect(replay.status == 200)
+        #expect(replay.text == #"{"replayed":1}"#)
+        var delivered = false
+        let again = ContinuousClock.now + .seconds(20)
+        while !delivered && ContinuousClock.now < again {
+            delivered = FileManager.default.fileExists(atPath: String(path) + "/e.jsonl")
+            if !delivered { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(delivered)
+        #expect(try daemon.client.send("GET", "/v1/dead-letters").text == #"{"deadLetters":[]}"#)
+        daemon.stop()
+    }
+}

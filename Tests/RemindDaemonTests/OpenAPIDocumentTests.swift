@@ -13,12 +13,13 @@ import Testing
 /// YAML is read by PyYAML (`python3`), as the package has no YAML parser; schemas are checked
 /// with `jsonschema` and the whole document with `openapi-spec-validator` when importable.
 struct OpenAPIDocumentTests {
-    /// The routes `APIResponder` serves (DESIGN §3 minus dead letters, which are not built yet).
+    /// The routes `APIResponder` serves (DESIGN §3).
     static let servedRoutes: Set<Route> = [
         Route("/v1/users/{userID}/reports", "POST"), Route("/v1/users/{userID}", "GET"),
         Route("/v1/users/{userID}", "DELETE"), Route("/v1/users/{userID}/history", "GET"),
         Route("/v1/users/{userID}/explain", "GET"), Route("/v1/reminders", "GET"), Route("/v1/status", "GET"),
         Route("/v1/reload", "POST"), Route("/v1/config", "GET"), Route("/metrics", "GET"),
+        Route("/v1/dead-letters", "GET"), Route("/v1/dead-letters/replay", "POST"),
     ]
 
     static let documentPath = URL(fileURLWithPath: #filePath)

@@ -196,3 +196,44 @@ struct StateStoreTests {
         await store.close()
     }
 }
+
+struct DeadLetterStoreTests {
+    /// A dead letter is durable (it survives a crash), and replaying it puts the event back in
+    /// its sink's queue, which also survives a crash, as does its absence from the list.
+    @Test func deadLettersSurviveCrashesAndReplay() async throws {
+        let fixture = try StoreFixture()
+        let policy = ReminderPolicy(
+            configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
+        let store = try fixture.open(policy: policy, sinks: ["file", "hook"])
+        let start = Fixtures.date("2026-11-15T10:00:00Z")
+        _ = try await store.report(
+            PermissionReport(location: .denied, observedAt: start), for: Fixtures.userID("d"), receivedAt: start)
+        let event = try #require(try await store.fireDue(now: start.addingTimeInterval(60)).events.first)
+        await store.complete(event.id, sink: "file")
+        try await store.deadLetter(
+            DeadLetter(event: event, sink: "hook", attempts: 12, lastError: "HTTP 500", deadLetteredAt: start))
+        await store.complete(event.id, sink: "hook")
+        #expect(await store.pendingEvents(for: "hook") == 0)
+
+        let crashed = try fixture.crashCopy()
+        defer { try? FileManager.default.removeItem(atPath: crashed) }
+        let recovered = try fixture.open(crashed, policy: policy, sinks: ["file", "hook"])
+        #expect(await recovered.listDeadLetters().map(\.event.id) == [event.id])
+        #expect(await recovered.listDeadLetters().first?.lastError == "HTTP 500")
+
+        #expect(try await store.replayDeadLetters(ids: ["no-such-id"]) == 0)
+        #expect(try await store.replayDeadLetters(ids: nil) == 1)
+        #expect(await store.listDeadLetters().isEmpty)
+        #expect(await store.nextEvent(for: "hook")?.id == event.id)
+        #expect(await store.pendingEvents(for: "file") == 0)
+        try await store.checkpoint(snapshot: true)
+        let afterReplay = try fixture.crashCopy()
+        defer { try? FileManager.default.removeItem(atPath: afterReplay) }
+        let reopened = try fixture.open(afterReplay, policy: policy, sinks: ["file", "hook"])
+        #expect(await reopened.listDeadLetters().isEmpty)
+        #expect(await reopened.nextEvent(for: "hook")?.id == event.id)
+        await reopened.close()
+        await recovered.close()
+        await store.close()
+    }
+}
