@@ -80,6 +80,7 @@ public enum Daemon {
             let dispatcher = SinkDispatcher(
                 sink: handle.sink, retry: handle.retry, source: store, clock: clock, logger: logger,
                 statistics: handle.statistics, failureMessageID: MessageID.deliveryFailed.rawValue,
+                rateLimit: handle.rateLimit,
                 deadLetter: { event, attempts, lastError in
                     try await store.deadLetter(
                         DeadLetter(
@@ -126,7 +127,11 @@ public enum Daemon {
                     "remindd: sink \"\(configuration.name)\": type \(configuration.type.rawValue) is not available in this build",
                     exitCode: 78)
             }
-            handles.append(.init(sink: sink, statistics: SinkStatistics(), retry: configuration.retry))
+            let rateLimit = configuration.rateLimit.ratePerSecond.map {
+                TokenBucket(ratePerSecond: $0, burst: configuration.rateLimit.burst)
+            }
+            handles.append(
+                .init(sink: sink, statistics: SinkStatistics(), retry: configuration.retry, rateLimit: rateLimit))
         }
         return handles
     }

@@ -16,6 +16,7 @@ public final class DaemonRuntime: Sendable {
         public var sink: any EventSink
         public var statistics: SinkStatistics
         public var retry: RetryPolicy
+        public var rateLimit: TokenBucket?
     }
 
     public static let version = "0.1.0"

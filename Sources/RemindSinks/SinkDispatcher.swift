@@ -18,13 +18,17 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
     let deadLetter: @Sendable (OutboxEvent, _ attempts: Int, _ lastError: String) async throws -> Void
     /// The journald MESSAGE_ID of a failed attempt (the catalog's "delivery failed").
     let failureMessageID: String?
+    /// Deliveries (attempts included) per second; nil is unlimited.
+    let rateLimit: TokenBucket?
 
     public init(
         sink: any EventSink, retry: RetryPolicy, source: any OutboxSource, clock: C, logger: Logger,
         statistics: SinkStatistics = SinkStatistics(), failureMessageID: String? = nil,
+        rateLimit: TokenBucket? = nil,
         deadLetter: @escaping @Sendable (OutboxEvent, Int, String) async throws -> Void
     ) {
         self.failureMessageID = failureMessageID
+        self.rateLimit = rateLimit
         self.sink = sink
         self.retry = retry
         self.source = source
@@ -38,20 +42,47 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
     /// finished (or left in the outbox for the next start).
     public func run() async {
         var random = SystemRandomNumberGenerator()
+        var bucket = rateLimit
+        var lastRefill = clock.now
         while !Task.isCancelled {
             guard let event = await source.nextEvent(for: sink.name) else {
                 await source.waitForEvents(for: sink.name)
                 continue
             }
-            await deliver(event, random: &random)
+            await deliver(event, random: &random, bucket: &bucket, lastRefill: &lastRefill)
         }
     }
 
-    private func deliver(_ event: OutboxEvent, random: inout SystemRandomNumberGenerator) async {
+    /// Waits for a token of the sink's rate limit; false when cancelled meanwhile.
+    private func takeToken(_ bucket: inout TokenBucket?, lastRefill: inout C.Instant) async -> Bool {
+        guard var current = bucket else { return true }
+        while true {
+            let now = clock.now
+            let elapsed = lastRefill.duration(to: now)
+            current.refill(elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            lastRefill = now
+            let wait = current.take()
+            if wait == 0 { break }
+            do {
+                try await clock.sleep(for: .microseconds(Int64((wait * 1_000_000).rounded(.up))))
+            } catch {
+                bucket = current
+                return false
+            }
+        }
+        bucket = current
+        return true
+    }
+
+    private func deliver(
+        _ event: OutboxEvent, random: inout SystemRandomNumberGenerator, bucket: inout TokenBucket?,
+        lastRefill: inout C.Instant
+    ) async {
         let started = clock.now
         var attempt = 0
         while true {
             attempt += 1
+            guard await takeToken(&bucket, lastRefill: &lastRefill) else { return }
             do {
                 try await sink.deliver(event)
                 let latency = started.duration(to: clock.now)

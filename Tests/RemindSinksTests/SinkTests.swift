@@ -152,3 +152,43 @@ struct SinkDispatcherTests {
         task.cancel()
     }
 }
+
+struct TokenBucketTests {
+    /// A full bucket lets `burst` deliveries through at once, then one per 1/rate seconds;
+    /// tokens saved while idle never exceed the burst.
+    @Test func burstThenSteadyRate() {
+        var bucket = TokenBucket(ratePerSecond: 10, burst: 3)
+        #expect((0..<3).map { _ in bucket.take() } == [0, 0, 0])
+        #expect(abs(bucket.take() - 0.1) < 1e-9)
+        bucket.refill(elapsed: 0.05)
+        #expect(abs(bucket.take() - 0.05) < 1e-9)
+        bucket.refill(elapsed: 3600)
+        #expect((0..<4).map { _ in bucket.take() == 0 } == [true, true, true, false])
+    }
+
+    /// The burst defaults to one second's worth.
+    @Test func defaultBurstIsOneSecond() {
+        #expect(TokenBucket(ratePerSecond: 5).burst == 5)
+        #expect(TokenBucket(ratePerSecond: 0.5).burst == 1)
+    }
+}
+
+struct RateLimitedDispatcherTests {
+    /// With 2 deliveries a second and a burst of 1, the second event waits half a second on
+    /// the injected clock before it is delivered.
+    @Test func rateLimitSpacesDeliveries() async throws {
+        let clock = ManualClock()
+        let sink = FlakySink(failures: 0)
+        let outbox = MemoryOutbox([FileSinkTests.event(1), FileSinkTests.event(2)])
+        let dispatcher = SinkDispatcher(
+            sink: sink, retry: RetryPolicy(), source: outbox, clock: clock, logger: Logger(label: "test"),
+            rateLimit: TokenBucket(ratePerSecond: 2, burst: 1), deadLetter: { _, _, _ in })
+        let task = Task { await dispatcher.run() }
+        await clock.waitForSleeper(until: .milliseconds(500))
+        #expect(sink.delivered == [FileSinkTests.event(1).id])
+        clock.advance(by: .milliseconds(500))
+        while outbox.completed.withLock({ $0.count }) < 2 { await Task.yield() }
+        #expect(sink.delivered == [FileSinkTests.event(1).id, FileSinkTests.event(2).id])
+        task.cancel()
+    }
+}
