@@ -122,6 +122,8 @@ public enum Daemon {
                 sink = JournalSink(name: configuration.name, logger: logger, messageIDs: eventMessageIDs)
             case .file(let file):
                 sink = FileSink(name: configuration.name, path: file.path)
+            case .exec(let exec):
+                sink = ExecSink(name: configuration.name, command: exec.command, timeoutSeconds: exec.timeoutSeconds)
             default:
                 throw StartupError(
                     "remindd: sink \"\(configuration.name)\": type \(configuration.type.rawValue) is not available in this build",
