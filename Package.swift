@@ -17,6 +17,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // The model and policy: pure values, no I/O, Foundation only.
@@ -34,7 +37,11 @@ let package = Package(
         ),
         .target(
             name: "RemindSinks",
-            dependencies: ["RemindCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "RemindCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .systemLibrary(
             name: "CSystemd",
@@ -80,7 +87,14 @@ let package = Package(
             dependencies: ["RemindCore"]
         ),
         .testTarget(name: "RemindCoreTests", dependencies: ["RemindCore", "RemindAPI", "RemindTesting"]),
-        .testTarget(name: "RemindSinksTests", dependencies: ["RemindSinks", "RemindCore", "RemindTesting"]),
+        .testTarget(
+            name: "RemindSinksTests",
+            dependencies: [
+                "RemindSinks", "RemindCore", "RemindTesting", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .testTarget(name: "RemindStoreTests", dependencies: ["RemindStore", "RemindCore", "RemindTesting"]),
         .testTarget(name: "RemindConfigTests", dependencies: ["RemindConfig", "RemindCore"]),
         .testTarget(

@@ -124,10 +124,23 @@ public enum Daemon {
                 sink = FileSink(name: configuration.name, path: file.path)
             case .exec(let exec):
                 sink = ExecSink(name: configuration.name, command: exec.command, timeoutSeconds: exec.timeoutSeconds)
-            default:
-                throw StartupError(
-                    "remindd: sink \"\(configuration.name)\": type \(configuration.type.rawValue) is not available in this build",
-                    exitCode: 78)
+            case .webhook(let hook):
+                var secret: String?
+                if let secretFile = hook.secretFile {
+                    guard let bytes = FileManager.default.contents(atPath: secretFile) else {
+                        throw StartupError(
+                            "remindd: sink \"\(configuration.name)\": cannot read secretFile \(secretFile)",
+                            exitCode: 78)
+                    }
+                    secret = String(decoding: bytes, as: UTF8.self)
+                }
+                do {
+                    sink = try WebhookSink(
+                        name: configuration.name, url: hook.url, secret: secret, timeoutSeconds: hook.timeoutSeconds,
+                        headers: hook.headers)
+                } catch {
+                    throw StartupError("remindd: sink \"\(configuration.name)\": \(error.message)", exitCode: 78)
+                }
             }
             let rateLimit = configuration.rateLimit.ratePerSecond.map {
                 TokenBucket(ratePerSecond: $0, burst: configuration.rateLimit.burst)

@@ -1,0 +1,117 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import RemindCore
+import RemindSinks
+import Synchronization
+import Testing
+
+/// A real HTTP server on loopback that records what it receives and answers with the
+/// statuses a test scripts.
+final class WebhookReceiver: Sendable {
+    struct Received: Sendable {
+        /// Header names lower-cased.
+        var headers: [String: String]
+        var body: [UInt8]
+    }
+
+    let received = Mutex<[Received]>([])
+    let answers: Mutex<[(Int, [String: String])]>
+    let port = Mutex<Int>(0)
+    private let ready = AsyncSignal()
+
+    init(answers: [(Int, [String: String])]) {
+        self.answers = Mutex(answers)
+    }
+
+    var url: String { "http://127.0.0.1:\(port.withLock { $0 })/hook" }
+
+    /// Runs the server in `body` and stops it afterwards.
+    func serving<T>(_ body: () async throws -> T) async throws -> T {
+        let router = Router()
+        router.post("hook") { [self] request, _ -> Response in
+            var request = request
+            let bytes = try await request.collectBody(upTo: 1 << 20)
+            var headers: [String: String] = [:]
+            for field in request.headers { headers[field.name.canonicalName] = field.value }
+            received.withLock { $0.append(Received(headers: headers, body: Array(buffer: bytes))) }
+            let (status, extra) = answers.withLock { $0.isEmpty ? (200, [:]) : $0.removeFirst() }
+            var response = Response(status: .init(code: status))
+            for (name, value) in extra { response.headers[HTTPField.Name(name)!] = value }
+            return response
+        }
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { [self] channel in
+                port.withLock { $0 = channel.localAddress?.port ?? 0 }
+                ready.signal()
+            })
+        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        await ready.wait()
+        defer { task.cancel() }
+        return try await body()
+    }
+}
+
+struct WebhookSinkTests {
+    static let secretBytes = Data((0..<24).map { UInt8($0) })
+    static let secret = "  whsec_" + secretBytes.base64EncodedString() + "\n"
+
+    /// A signed POST: the event as body, Idempotency-Key and webhook-id the event id, and a
+    /// v1 signature over "id.timestamp.body" that the receiver can verify with the secret.
+    @Test func signedPostWithIdempotencyKey() async throws {
+        let receiver = WebhookReceiver(answers: [(204, [:])])
+        let event = FileSinkTests.event(1)
+        try await receiver.serving {
+            let sink = try WebhookSink(
+                url: receiver.url, secret: Self.secret, headers: ["X-App": "trips"],
+                now: { Date(timeIntervalSince1970: 1_795_000_000) })
+            try await sink.deliver(event)
+        }
+        let request = try #require(receiver.received.withLock { $0.first })
+        #expect(request.body == event.bytes)
+        #expect(request.headers["idempotency-key"] == event.id)
+        #expect(request.headers["webhook-id"] == event.id)
+        #expect(request.headers["webhook-timestamp"] == "1795000000")
+        #expect(request.headers["x-app"] == "trips")
+        #expect(request.headers["content-type"] == "application/json")
+        let signed = Array("\(event.id).1795000000.".utf8) + event.bytes
+        let expected = Data(HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: Self.secretBytes)))
+        #expect(request.headers["webhook-signature"] == "v1," + expected.base64EncodedString())
+    }
+
+    /// 5xx, 408 and 429 are retryable (429's Retry-After is passed on); other 4xx are
+    /// permanent; without a secret nothing is signed.
+    @Test func statusCodesDecideRetry() async throws {
+        let receiver = WebhookReceiver(answers: [(503, [:]), (429, ["Retry-After": "7"]), (408, [:]), (400, [:])])
+        var failures: [SinkError] = []
+        try await receiver.serving {
+            let sink = try WebhookSink(url: receiver.url)
+            for _ in 0..<4 {
+                do {
+                    try await sink.deliver(FileSinkTests.event(1))
+                } catch let error as SinkError {
+                    failures.append(error)
+                }
+            }
+        }
+        #expect(failures.map(\.retryable) == [true, true, true, false])
+        #expect(failures[1].retryAfter == 7)
+        #expect(failures[3].message.contains("HTTP 400"))
+        #expect(receiver.received.withLock { $0.allSatisfy { $0.headers["webhook-signature"] == nil } })
+    }
+
+    /// Nothing listening is a retryable failure; a malformed secret is refused up front.
+    @Test func connectionRefusedIsRetryableAndBadSecretRefused() async throws {
+        let sink = try WebhookSink(url: "http://127.0.0.1:9/hook", timeoutSeconds: 2)
+        do {
+            try await sink.deliver(FileSinkTests.event(1))
+            Issue.record("delivered to a closed port")
+        } catch {
+            #expect(error.retryable)
+        }
+        #expect(throws: SinkError.self) { try WebhookSink(url: "http://x/", secret: "not-a-whsec") }
+    }
+}
