@@ -84,13 +84,7 @@ extension APIResponder {
             writer.key("entries")
             writer.beginArray()
             for entry in record.history.prefix(limit) {
-                writer.beginObject()
-                writer.member("observedAt", RFC3339.format(entry.observedAt))
-                writer.member("receivedAt", RFC3339.format(entry.receivedAt))
-                writer.key("permissions")
-                UserRecord.write(entry.permissions, observedAt: nil, to: &writer)
-                writer.member("errors", strings: entry.errors.map(\.rawValue))
-                writer.endObject()
+                entry.write(to: &writer, observations: false)
             }
             writer.endArray()
             writer.endObject()

@@ -60,6 +60,27 @@ public struct HistoryEntry: Sendable, Equatable {
     }
 
     public var errors: [PermissionErrorType] { permissions.errors }
+
+    /// `{"observedAt","receivedAt","permissions":{…},"errors":[…]}` as the history API shows
+    /// it; with `observations`, also the run's later observation times, as the user file keeps
+    /// them.
+    public func write(to writer: inout JSONWriter, observations: Bool) {
+        writer.beginObject()
+        writer.member("observedAt", RFC3339.format(observedAt))
+        if observations {
+            if laterObservations.count > 1 {
+                writer.member("observations", strings: laterObservations.dropLast().map(RFC3339.format))
+            }
+            if lastObservedAt != observedAt {
+                writer.member("lastObservedAt", RFC3339.format(lastObservedAt))
+            }
+        }
+        writer.member("receivedAt", RFC3339.format(receivedAt))
+        writer.key("permissions")
+        UserRecord.write(permissions, observedAt: nil, to: &writer)
+        writer.member("errors", strings: errors.map(\.rawValue))
+        writer.endObject()
+    }
 }
 
 /// A reminder that went out.

@@ -49,19 +49,7 @@ extension UserRecord {
         writer.key("history")
         writer.beginArray()
         for entry in history {
-            writer.beginObject()
-            writer.member("observedAt", RFC3339.format(entry.observedAt))
-            if entry.laterObservations.count > 1 {
-                writer.member("observations", strings: entry.laterObservations.dropLast().map(RFC3339.format))
-            }
-            if entry.lastObservedAt != entry.observedAt {
-                writer.member("lastObservedAt", RFC3339.format(entry.lastObservedAt))
-            }
-            writer.member("receivedAt", RFC3339.format(entry.receivedAt))
-            writer.key("permissions")
-            Self.write(entry.permissions, observedAt: nil, to: &writer)
-            writer.member("errors", strings: entry.errors.map(\.rawValue))
-            writer.endObject()
+            entry.write(to: &writer, observations: true)
         }
         writer.endArray()
         writer.key("episodes")
