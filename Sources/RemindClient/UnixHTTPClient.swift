@@ -169,19 +169,19 @@ public struct UnixHTTPClient: Sendable {
 }
 
 extension UnixHTTPClient {
-    /// The same request without blocking a cooperative thread: the call runs on its own
-    /// dispatch thread.
+    /// The same request without blocking a cooperative thread: the call runs on a thread of
+    /// its own (not Dispatch's pool, which many blocked calls would starve).
     public func request(
         _ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:]
     ) async throws -> HTTPReply {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread {
                 do {
                     continuation.resume(returning: try send(method, path, body: body, headers: headers))
                 } catch {
                     continuation.resume(throwing: error)
                 }
-            }
+            }.start()
         }
     }
 }

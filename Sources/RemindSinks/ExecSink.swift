@@ -104,9 +104,8 @@ public struct ExecSink: EventSink {
         }
         // Stdin and output are served on their own threads so a command that neither reads
         // nor exits cannot block us past the timeout.
-        let writer = DispatchGroup()
         let stdinFD = inputPipe[1]
-        DispatchQueue.global().async(group: writer) {
+        let writer = Thread {
             signal(SIGPIPE, SIG_IGN)
             var offset = 0
             while offset < input.count {
@@ -116,21 +115,16 @@ public struct ExecSink: EventSink {
             }
             close(stdinFD)
         }
+        writer.start()
         let output = OutputCollector(fd: outputPipe[0], limit: limit)
-        let timedOut = ManagedFlag()
-        let timer = DispatchWorkItem {
-            timedOut.set()
-            kill(-pid, SIGKILL)
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
+        let watchdog = GroupKiller(processGroup: pid, after: timeout)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        timer.cancel()
+        let timedOut = watchdog.cancel()
         // Whatever the command left running in its group goes with it.
         kill(-pid, SIGKILL)
-        writer.wait()
         let text = output.finish()
-        if timedOut.isSet {
+        if timedOut {
             return .failure(SinkError("\(command[0]) timed out after \(timeout) s; output: \(text)"))
         }
         let exited = status & 0x7f == 0
@@ -147,7 +141,7 @@ final class OutputCollector: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(fd: Int32, limit: Int) {
-        DispatchQueue.global().async {
+        Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -157,7 +151,7 @@ final class OutputCollector: @unchecked Sendable {
             }
             close(fd)
             self.done.signal()
-        }
+        }.start()
     }
 
     /// The output once the pipe closed (every writer of the group is gone).
@@ -167,11 +161,32 @@ final class OutputCollector: @unchecked Sendable {
     }
 }
 
-/// A flag set from one thread and read from another.
-final class ManagedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
+/// Kills a process group unless cancelled within `after` seconds, on a thread of its own so
+/// the timeout holds however busy everything else is.
+final class GroupKiller: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var cancelled = false
+    private var fired = false
 
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
+    init(processGroup: pid_t, after seconds: Double) {
+        let deadline = Date().addingTimeInterval(seconds)
+        Thread { [self] in
+            condition.lock()
+            while !cancelled && condition.wait(until: deadline) {}
+            if !cancelled {
+                fired = true
+                kill(-processGroup, SIGKILL)
+            }
+            condition.unlock()
+        }.start()
+    }
+
+    /// Stops the timer; returns true when it had already killed the group.
+    func cancel() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        cancelled = true
+        condition.signal()
+        return fired
+    }
 }
