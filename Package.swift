@@ -38,7 +38,7 @@ let package = Package(
         .target(
             name: "RemindSinks",
             dependencies: [
-                "RemindCore", .product(name: "Logging", package: "swift-log"),
+                "RemindCore", "CRemindSys", .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -74,13 +74,14 @@ let package = Package(
             ],
             linkerSettings: installedRuntimeSearchPath
         ),
-        .target(name: "RemindClient", dependencies: ["RemindAPI"]),
+        .target(name: "RemindClient", dependencies: ["RemindAPI", "RemindCore"]),
         .executableTarget(
             name: "remindctl",
             dependencies: [
                 "RemindClient", "RemindConfig", "RemindAPI", "RemindCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: installedRuntimeSearchPath
         ),
         .target(
             name: "RemindTesting",

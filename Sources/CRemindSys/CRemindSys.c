@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include "CRemindSys.h"
@@ -17,4 +18,8 @@ int remindsys_peer_credentials(int fd, unsigned int *uid, unsigned int *gid, int
     *gid = credentials.gid;
     *pid = credentials.pid;
     return 0;
+}
+
+int remindsys_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
 }

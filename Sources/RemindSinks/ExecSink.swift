@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import CRemindSys
 import RemindCore
 
 #if canImport(Glibc)
@@ -63,7 +64,10 @@ public struct ExecSink: EventSink {
     {
         var inputPipe: [Int32] = [0, 0]
         var outputPipe: [Int32] = [0, 0]
-        guard pipe(&inputPipe) == 0, pipe(&outputPipe) == 0 else {
+        // Close-on-exec: a child spawned at the same moment by another thread (another sink,
+        // another request) must not inherit these ends, or the output pipe never reaches EOF
+        // while that child lives. dup2 onto 0, 1 and 2 clears the flag for our own child.
+        guard remindsys_pipe_cloexec(&inputPipe) == 0, remindsys_pipe_cloexec(&outputPipe) == 0 else {
             return .failure(SinkError("pipe: \(String(cString: strerror(errno)))"))
         }
         var actions = posix_spawn_file_actions_t()
@@ -124,14 +128,15 @@ public struct ExecSink: EventSink {
         // Whatever the command left running in its group goes with it.
         kill(-pid, SIGKILL)
         let text = output.finish()
+        let shown = text.isEmpty ? "" : "; output: \(text)"
         if timedOut {
-            return .failure(SinkError("\(command[0]) timed out after \(timeout) s; output: \(text)"))
+            return .failure(SinkError("\(command[0]) timed out after \(timeout) s\(shown)"))
         }
         let exited = status & 0x7f == 0
         let code = (status >> 8) & 0xff
         if exited && code == 0 { return .success(()) }
         let how = exited ? "exited with \(code)" : "was killed by signal \(status & 0x7f)"
-        return .failure(SinkError("\(command[0]) \(how); output: \(text)"))
+        return .failure(SinkError("\(command[0]) \(how)\(shown)"))
     }
 }
 

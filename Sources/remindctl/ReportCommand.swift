@@ -1,0 +1,70 @@
+import ArgumentParser
+import RemindClient
+import RemindCore
+
+/// `remindctl report ID --location …`: stores a report as the app's backend would send it.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Store a permission report for a user, as the app's backend would.",
+        discussion: """
+            Flags left out are not sent, so the daemon applies its defaults: full accuracy, \
+            Location Services on, and the last known notifications and time zone.
+
+            Examples:
+              remindctl report u-42 --location whileInUse --notifications authorized
+              remindctl report u-42 --location always
+              remindctl report u-42 --location denied --services off
+              remindctl report u-42 --location allowOnce --time-zone Europe/Berlin
+            """)
+
+    @OptionGroup(title: "Global Options")
+    var options: GlobalOptions
+
+    @Argument(help: "The user's ID.")
+    var id: String
+
+    @Option(help: "The app's location authorization.")
+    var location: LocationAuthorization
+
+    @Option(help: "Precise (full) or approximate (reduced) location.")
+    var accuracy: LocationAccuracy?
+
+    @Option(help: "System-wide Location Services.")
+    var services: OnOff?
+
+    @Option(help: "The app's notification authorization.")
+    var notifications: ReportedNotifications?
+
+    @Option(help: ArgumentHelp("When the device observed it (RFC 3339; default: now).", valueName: "time"))
+    var observedAt: String?
+
+    @Option(help: ArgumentHelp("The device's IANA time zone, e.g. Europe/Berlin.", valueName: "zone"))
+    var timeZone: String?
+
+    func validate() throws {
+        try UserIDArgument.validate(id)
+        if let observedAt, RFC3339.parse(observedAt) == nil {
+            throw ValidationError("--observed-at \"\(observedAt)\" is not an RFC 3339 timestamp")
+        }
+        if let timeZone, !TimeZoneCache.isValid(timeZone) {
+            throw ValidationError("--time-zone \"\(timeZone)\" is not an IANA time zone")
+        }
+    }
+
+    var request: ReportRequest {
+        ReportRequest(
+            location: location, accuracy: accuracy, locationServices: services.map { $0 == .on },
+            notifications: notifications?.authorization, observedAt: observedAt, timeZone: timeZone)
+    }
+
+    func run() throws {
+        let session = options.session()
+        let request = self.request
+        guard let status = try session.call({ client throws(DaemonClientError) in try client.report(id, request) })
+        else { return }
+        session.terminal.line("Stored the report for \(status.userID).")
+        session.terminal.line()
+        UserStatusView(status: status).print(session)
+    }
+}

@@ -1,0 +1,43 @@
+import RemindClient
+import RemindCore
+
+/// A user's status for people: `remindctl user` and the answer to `remindctl report`.
+struct UserStatusView {
+    let status: RemoteUserStatus
+
+    func print(_ session: Session) {
+        let terminal = session.terminal
+        let time = session.time
+        let permissions = status.permissions
+        var table = Table()
+        table.append(["user", status.userID])
+        table.append(["always access", status.alwaysAccess ? "yes" : "no"])
+        table.append(["location", permissions.location.rawValue])
+        table.append(["accuracy", permissions.accuracy.rawValue])
+        table.append(["location services", permissions.locationServices ? "on" : "off"])
+        table.append(["notifications", permissions.notifications.rawValue])
+        table.append(["time zone", permissions.timeZone ?? "unknown"])
+        table.append(["observed", time.both(status.observedAt)])
+        table.append(["errors", status.errors.isEmpty ? "none" : status.errors.map(\.rawValue).joined(separator: ", ")])
+        if let episode = status.episode {
+            table.append(["episode since", time.both(episode.startedAt)])
+            table.append([
+                "reminders", "\(episode.remindersDelivered) delivered, \(episode.remindersSuppressed) suppressed",
+            ])
+        } else {
+            table.append(["episode", "none"])
+        }
+        table.append(["next reminder", time.both(status.nextReminderAt, otherwise: "none")])
+        table.append(["last reminder", time.both(status.lastReminderAt, otherwise: "never")])
+        table.append(["reports", "\(status.reportCount), the last \(time.both(status.lastReportAt))"])
+        let alwaysAccess = status.alwaysAccess
+        table.print(terminal) { row, column, text in
+            guard column == 1 else { return terminal.style(text, .dim) }
+            switch table.rows[row][0] {
+            case "always access": return terminal.style(text, alwaysAccess ? .green : .red)
+            case "errors" where !status.errors.isEmpty: return terminal.style(text, .red)
+            default: return text
+            }
+        }
+    }
+}

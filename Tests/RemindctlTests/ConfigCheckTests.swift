@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// `config check FILE`: the daemon's validation, offline, exit 78 on an invalid file.
+struct ConfigCheckTests {
+    static func withFile(_ contents: String, _ body: (String) throws -> Void) throws {
+        let directory = try BuildProducts.temporaryDirectory("remindctl-config")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/remindd.json"
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        try body(path)
+    }
+
+    /// A valid file is reported valid with its state directory, socket and sinks; no daemon
+    /// is needed.
+    @Test func validFileIsReportedValid() throws {
+        let configuration = """
+            {"stateDirectory":"/srv/remindd","listen":{"socket":"/run/r/r.sock"},
+             "sinks":[{"type":"journal"},{"type":"file","name":"audit","path":"/var/log/remindd.jsonl"}]}
+            """
+        try Self.withFile(configuration) { path in
+            let result = try Remindctl.run(["config", "check", path], socket: "/nonexistent/r.sock")
+            #expect(result.status == 0)
+            #expect(
+                result.standardOutput == """
+                    \(path): valid
+                    state directory  /srv/remindd
+                    socket           /run/r/r.sock
+                    sinks            journal (journal), audit (file)
+
+                    """)
+            let json = try Remindctl.run(["--json", "config", "check", path])
+            #expect(json.status == 0)
+            #expect(json.standardOutput.hasPrefix(#"{"notification":{"showRecurringNotification":false,"#))
+            #expect(json.standardOutput.contains(#""stateDirectory":"/srv/remindd""#))
+        }
+    }
+
+    /// An invalid value is refused with exit 78 and the file, key path and reason.
+    @Test func invalidValueExits78WithKeyPath() throws {
+        try Self.withFile(#"{"sinks":[{"type":"file","path":"/tmp/x","retry":{"maxAttempts":0}}]}"#) { path in
+            let result = try Remindctl.run(["config", "check", path])
+            #expect(result.status == 78)
+            #expect(result.standardError.hasPrefix("remindctl: \(path): sinks[0].retry.maxAttempts: "))
+            #expect(result.standardOutput == "")
+        }
+    }
+
+    /// Unknown keys, malformed JSON and a missing file are refused the same way.
+    @Test func unknownKeyMalformedAndMissingFilesExit78() throws {
+        try Self.withFile(#"{"schedule":{"quietHour":null}}"#) { path in
+            let result = try Remindctl.run(["config", "check", path])
+            #expect(result.status == 78)
+            #expect(result.standardError.hasPrefix("remindctl: \(path): schedule.quietHour: is not a known key"))
+        }
+        try Self.withFile(#"{"history":"#) { path in
+            let result = try Remindctl.run(["config", "check", path])
+            #expect(result.status == 78)
+            #expect(result.standardError.contains("invalid JSON"))
+        }
+        let missing = try Remindctl.run(["config", "check", "/nonexistent/remindd.json"])
+        #expect(missing.status == 78)
+        #expect(missing.standardError.contains("/nonexistent/remindd.json"))
+    }
+}
