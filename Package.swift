@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // The model and policy: pure values, no I/O, Foundation only.
@@ -41,6 +43,7 @@ let package = Package(
                 "RemindCore", "CRemindSys", .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         .systemLibrary(
@@ -63,12 +66,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .executableTarget(
             name: "remindd",
             dependencies: [
                 "RemindDaemon", "RemindConfig", "Systemd",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -85,7 +91,10 @@ let package = Package(
         ),
         .target(
             name: "RemindTesting",
-            dependencies: ["RemindCore"]
+            dependencies: [
+                "RemindCore", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         .testTarget(name: "RemindCoreTests", dependencies: ["RemindCore", "RemindAPI", "RemindTesting"]),
         .testTarget(

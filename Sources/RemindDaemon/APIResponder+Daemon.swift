@@ -133,60 +133,9 @@ extension APIResponder {
 
     func getMetrics() async -> Response {
         let statistics = await runtime.store.statistics()
-        let counts = runtime.counts
-        var text = MetricsText()
-        text.gauge("remindd_users", "Users known to remindd.", Double(statistics.users))
-        text.gauge("remindd_open_episodes", "Users without Always access.", Double(statistics.openEpisodes))
-        text.gauge("remindd_pending_reminders", "Reminders scheduled.", Double(statistics.pendingReminders))
-        text.counter("remindd_reports_total", "Reports stored.", Double(counts.reports))
-        text.counter("remindd_report_changes_total", "Reports that changed a user.", Double(counts.changes))
-        text.counter("remindd_reports_rejected_total", "Reports refused as invalid.", Double(counts.rejected))
-        text.counter(
-            "remindd_reminders_suppressed_total", "Reminders suppressed (notifications off).",
-            Double(statistics.suppressed))
-        text.counter(
-            "remindd_events_completed_total", "Events every sink is done with.", Double(statistics.eventsDelivered))
-        text.gauge("remindd_quarantined_files", "Files in quarantine/.", Double(statistics.quarantined))
-        text.gauge(
-            "remindd_dirty_records", "Records not yet checkpointed to their files.", Double(statistics.dirtyRecords))
-        for handle in runtime.sinks {
-            let sink = handle.statistics.snapshot
-            let labels = "sink=\"\(handle.sink.name)\",type=\"\(handle.sink.type)\""
-            text.counter(
-                "remindd_sink_delivered_total", "Events delivered by the sink.", Double(sink.delivered), labels)
-            text.counter("remindd_sink_failed_total", "Failed delivery attempts.", Double(sink.failed), labels)
-            text.counter("remindd_sink_dead_lettered_total", "Events given up on.", Double(sink.deadLettered), labels)
-            text.gauge(
-                "remindd_sink_outbox_depth", "Events waiting for the sink.",
-                Double(statistics.outboxPending[handle.sink.name] ?? 0), labels)
-            text.counter("remindd_sink_delivery_seconds_sum", "Delivery latency, sum.", sink.latencySum, labels)
-            text.counter(
-                "remindd_sink_delivery_seconds_count", "Delivery latency, count.", Double(sink.latencyCount), labels)
-        }
+        let text = runtime.metrics.exposition(statistics: statistics, sinks: runtime.sinks.map(\.sink.name))
         return Response(
-            status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text.text)))
-    }
-}
-
-/// Prometheus text exposition, written by hand: a few dozen lines need no library.
-struct MetricsText {
-    private(set) var text = ""
-    private var described: Set<String> = []
-
-    mutating func gauge(_ name: String, _ help: String, _ value: Double, _ labels: String = "") {
-        sample(name, "gauge", help, value, labels)
-    }
-
-    mutating func counter(_ name: String, _ help: String, _ value: Double, _ labels: String = "") {
-        sample(name, "counter", help, value, labels)
-    }
-
-    private mutating func sample(_ name: String, _ type: String, _ help: String, _ value: Double, _ labels: String) {
-        if described.insert(name).inserted {
-            text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-        }
-        let number = value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-        text += labels.isEmpty ? "\(name) \(number)\n" : "\(name){\(labels)} \(number)\n"
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
     }
 }

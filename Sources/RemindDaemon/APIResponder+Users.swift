@@ -18,14 +18,11 @@ extension APIResponder {
         do {
             report = try PermissionReport(json: body.readableBytesView, receivedAt: receivedAt)
         } catch {
-            runtime.count { $0.rejected += 1 }
+            runtime.metrics.recordRejectedReport()
             return HTTPResponses.badRequest(error)
         }
         let outcome = try await runtime.store.report(report, for: userID, receivedAt: receivedAt)
-        runtime.count {
-            $0.reports += 1
-            if outcome.changed { $0.changes += 1 }
-        }
+        runtime.metrics.recordReport(changed: outcome.changed)
         log(outcome.transitions, userID: userID)
         let policy = await runtime.store.policy
         guard let status = UserStatus(record: outcome.record, policy: policy, daemonStartedAt: runtime.startedAt) else {

@@ -47,6 +47,7 @@ public enum Daemon {
         clock: C,
         wallClock: @escaping @Sendable () -> Date = { Date() },
         notifier: SystemdNotifier = SystemdNotifier(),
+        metrics: DaemonMetrics = DaemonMetrics(),
         tuning: Tuning = Tuning(),
         reread: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) throws(StartupError) -> (group: ServiceGroup, runtime: DaemonRuntime) where C.Duration == Duration {
@@ -65,10 +66,10 @@ public enum Daemon {
             "state loaded from \(configuration.stateDirectory): \(summary.users) users (\(summary.fromSnapshot ? "snapshot" : "full scan") + \(summary.replayedEntries) log entries), \(summary.pendingEvents) events pending",
             metadata: [MessageID.metadataKey: MessageID.started.metadataValue])
 
-        let handles = try makeSinks(configuration.sinks, logger: logger)
+        let handles = try makeSinks(configuration.sinks, logger: logger, metrics: metrics)
         let runtime = DaemonRuntime(
             configuration: configuration, store: store, sinks: handles, logger: logger, notifier: notifier,
-            wallClock: wallClock, reread: reread)
+            metrics: metrics, wallClock: wallClock, reread: reread)
 
         var services: [any Service] = [
             StoreService(
@@ -80,7 +81,7 @@ public enum Daemon {
             let dispatcher = SinkDispatcher(
                 sink: handle.sink, retry: handle.retry, source: store, clock: clock, logger: logger,
                 statistics: handle.statistics, failureMessageID: MessageID.deliveryFailed.rawValue,
-                rateLimit: handle.rateLimit,
+                rateLimit: handle.rateLimit, maxConcurrency: handle.maxConcurrency,
                 deadLetter: { event, attempts, lastError in
                     try await store.deadLetter(
                         DeadLetter(
@@ -112,7 +113,7 @@ public enum Daemon {
     }
 
     static func makeSinks(
-        _ sinks: [SinkConfiguration], logger: Logger
+        _ sinks: [SinkConfiguration], logger: Logger, metrics: DaemonMetrics
     ) throws(StartupError) -> [DaemonRuntime.SinkHandle] {
         var handles: [DaemonRuntime.SinkHandle] = []
         for configuration in sinks {
@@ -145,8 +146,15 @@ public enum Daemon {
             let rateLimit = configuration.rateLimit.ratePerSecond.map {
                 TokenBucket(ratePerSecond: $0, burst: configuration.rateLimit.burst)
             }
+            // Files and the journal are appended in order by one writer; a command or a receiver
+            // can take several at once, but only a webhook says how many.
+            var maxConcurrency = 1
+            if case .webhook(let hook) = configuration.kind { maxConcurrency = hook.maxConcurrency }
+            let statistics = SinkStatistics(sink: sink.name, type: sink.type, factory: metrics.factory)
             handles.append(
-                .init(sink: sink, statistics: SinkStatistics(), retry: configuration.retry, rateLimit: rateLimit))
+                .init(
+                    sink: sink, statistics: statistics, retry: configuration.retry, rateLimit: rateLimit,
+                    maxConcurrency: maxConcurrency))
         }
         return handles
     }

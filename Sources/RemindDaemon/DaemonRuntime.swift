@@ -17,6 +17,8 @@ public final class DaemonRuntime: Sendable {
         public var statistics: SinkStatistics
         public var retry: RetryPolicy
         public var rateLimit: TokenBucket?
+        /// Deliveries the sink may have in progress at once (a webhook's `maxConcurrency`).
+        public var maxConcurrency: Int
     }
 
     public static let version = "0.1.0"
@@ -26,6 +28,7 @@ public final class DaemonRuntime: Sendable {
     public let sinks: [SinkHandle]
     public let logger: Logger
     public let notifier: SystemdNotifier
+    public let metrics: DaemonMetrics
     /// The wall clock: due dates and timestamps. Injected so tests control time.
     public let wallClock: @Sendable () -> Date
     /// Re-reads the configuration file (for reload); throws when it is invalid.
@@ -34,16 +37,13 @@ public final class DaemonRuntime: Sendable {
     private let counters = Mutex(Counters())
 
     struct Counters {
-        var reports = 0
-        var changes = 0
-        var rejected = 0
-        var remindersDelivered = 0
         var lastError: String?
     }
 
     public init(
         configuration: DaemonConfiguration, store: StateStore, sinks: [SinkHandle], logger: Logger,
-        notifier: SystemdNotifier = SystemdNotifier(), wallClock: @escaping @Sendable () -> Date,
+        notifier: SystemdNotifier = SystemdNotifier(), metrics: DaemonMetrics = DaemonMetrics(),
+        wallClock: @escaping @Sendable () -> Date,
         reread: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) {
         self.current = Mutex(configuration)
@@ -52,6 +52,7 @@ public final class DaemonRuntime: Sendable {
         self.sinks = sinks
         self.logger = logger
         self.notifier = notifier
+        self.metrics = metrics
         self.wallClock = wallClock
         self.reread = reread
     }

@@ -100,6 +100,7 @@ public struct SchedulerService<C: Clock>: Service where C.Duration == Duration {
     }
 
     private func report(_ fired: FireSummary) {
+        runtime.metrics.recordFired(fired)
         for event in fired.events where event.kind == .reminder {
             runtime.logger.info(
                 "reminder \(event.id) due for \(event.userID)",

@@ -1,6 +1,6 @@
+import CRemindSys
 import Dispatch
 import Foundation
-import CRemindSys
 import RemindCore
 
 #if canImport(Glibc)

@@ -1,8 +1,14 @@
 import Logging
 import RemindCore
+import Synchronization
 
-/// Feeds one sink from the outbox: in order, one event at a time, retrying failures with
-/// backoff. Each sink has its own dispatcher, so a slow or dead sink delays only itself.
+/// Feeds one sink from the outbox, retrying failures with backoff. Each sink has its own
+/// dispatcher, so a slow or dead sink delays only itself.
+///
+/// Up to `maxConcurrency` events are in the sink's hands at once (a webhook receiver answers
+/// many requests in parallel; a slow one should not make every other user wait), but never two
+/// of the same user: the outbox hands out a user's events one after another, so a withdraw
+/// never overtakes the reminder it withdraws.
 ///
 /// Events that exhaust their attempts (or fail permanently) are handed to `deadLetter` and
 /// completed, so the queue moves on; nothing leaves the outbox any other way.
@@ -10,6 +16,7 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
     public let sink: any EventSink
     public let retry: RetryPolicy
     public let statistics: SinkStatistics
+    public let maxConcurrency: Int
     let source: any OutboxSource
     let clock: C
     let logger: Logger
@@ -18,17 +25,19 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
     let deadLetter: @Sendable (OutboxEvent, _ attempts: Int, _ lastError: String) async throws -> Void
     /// The journald MESSAGE_ID of a failed attempt (the catalog's "delivery failed").
     let failureMessageID: String?
-    /// Deliveries (attempts included) per second; nil is unlimited.
-    let rateLimit: TokenBucket?
+    /// Deliveries (attempts included) per second, shared by the concurrent deliveries; nil is
+    /// unlimited.
+    let limiter: RateLimiter<C>?
 
     public init(
         sink: any EventSink, retry: RetryPolicy, source: any OutboxSource, clock: C, logger: Logger,
         statistics: SinkStatistics = SinkStatistics(), failureMessageID: String? = nil,
-        rateLimit: TokenBucket? = nil,
+        rateLimit: TokenBucket? = nil, maxConcurrency: Int = 1,
         deadLetter: @escaping @Sendable (OutboxEvent, Int, String) async throws -> Void
     ) {
         self.failureMessageID = failureMessageID
-        self.rateLimit = rateLimit
+        self.limiter = rateLimit.map { RateLimiter(bucket: $0, clock: clock) }
+        self.maxConcurrency = max(1, maxConcurrency)
         self.sink = sink
         self.retry = retry
         self.source = source
@@ -38,67 +47,52 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
         self.deadLetter = deadLetter
     }
 
-    /// Runs until the task is cancelled; an event being delivered at that moment is
-    /// finished (or left in the outbox for the next start).
+    /// Runs until the task is cancelled; deliveries in progress at that moment are finished or
+    /// left in the outbox for the next start.
     public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            var running = 0
+            while !Task.isCancelled {
+                if running >= maxConcurrency {
+                    await group.next()
+                    running -= 1
+                    continue
+                }
+                guard let event = await source.claimEvent(for: sink.name) else {
+                    // Woken by a new event, or by a completion that unblocks a user's next one.
+                    await source.waitForEvents(for: sink.name)
+                    continue
+                }
+                running += 1
+                group.addTask {
+                    statistics.recordStarted()
+                    defer { statistics.recordFinished() }
+                    if await !deliver(event) {
+                        await source.release(event.id, sink: sink.name)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Delivers one event, retrying until delivered or given up on; false when shutdown cut it
+    /// short (the event stays in the outbox).
+    private func deliver(_ event: OutboxEvent) async -> Bool {
         var random = SystemRandomNumberGenerator()
-        var bucket = rateLimit
-        var lastRefill = clock.now
-        while !Task.isCancelled {
-            guard let event = await source.nextEvent(for: sink.name) else {
-                await source.waitForEvents(for: sink.name)
-                continue
-            }
-            await deliver(event, random: &random, bucket: &bucket, lastRefill: &lastRefill)
-        }
-    }
-
-    /// Waits for a token of the sink's rate limit; false when cancelled meanwhile.
-    private func takeToken(_ bucket: inout TokenBucket?, lastRefill: inout C.Instant) async -> Bool {
-        guard var current = bucket else { return true }
-        while true {
-            let now = clock.now
-            let elapsed = lastRefill.duration(to: now)
-            current.refill(elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            lastRefill = now
-            let wait = current.take()
-            if wait == 0 { break }
-            do {
-                try await clock.sleep(for: .microseconds(Int64((wait * 1_000_000).rounded(.up))))
-            } catch {
-                bucket = current
-                return false
-            }
-        }
-        bucket = current
-        return true
-    }
-
-    private func deliver(
-        _ event: OutboxEvent, random: inout SystemRandomNumberGenerator, bucket: inout TokenBucket?,
-        lastRefill: inout C.Instant
-    ) async {
         let started = clock.now
         var attempt = 0
         while true {
             attempt += 1
-            guard await takeToken(&bucket, lastRefill: &lastRefill) else { return }
+            if let limiter {
+                guard await limiter.take() else { return false }
+            }
             do {
                 try await sink.deliver(event)
-                let latency = started.duration(to: clock.now)
-                statistics.update {
-                    $0.delivered += 1
-                    $0.latencySum += Double(latency.components.seconds) + Double(latency.components.attoseconds) / 1e18
-                    $0.latencyCount += 1
-                }
+                statistics.recordDelivered(latency: started.duration(to: clock.now))
                 await source.complete(event.id, sink: sink.name)
-                return
+                return true
             } catch {
-                statistics.update {
-                    $0.failed += 1
-                    $0.lastError = error.message
-                }
-                let exhausted = !error.retryable || attempt >= retry.maxAttempts
+                statistics.recordFailure(error.message)
                 var metadata: Logger.Metadata = [
                     "REMINDD_SINK": .string(sink.name), "REMINDD_EVENT_ID": .string(event.id),
                     "REMINDD_USER_ID": .string(event.userID.rawValue),
@@ -106,31 +100,74 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
                 if let failureMessageID { metadata["MESSAGE_ID"] = .string(failureMessageID) }
                 logger.warning(
                     "delivery to \(sink.name) failed (attempt \(attempt)): \(error.message)", metadata: metadata)
-                if exhausted {
-                    while true {
-                        do {
-                            try await deadLetter(event, attempt, error.message)
-                            break
-                        } catch {
-                            logger.error("cannot store dead letter \(event.id) for \(sink.name): \(error)")
-                            do {
-                                try await clock.sleep(for: .milliseconds(Int64(retry.initialBackoffSeconds * 1000)))
-                            } catch {
-                                return  // shutting down: the event stays in the outbox
-                            }
-                        }
-                    }
-                    statistics.update { $0.deadLettered += 1 }
-                    await source.complete(event.id, sink: sink.name)
-                    return
+                if !error.retryable || attempt >= retry.maxAttempts {
+                    return await giveUp(event, attempts: attempt, lastError: error.message)
                 }
                 let delay = retry.delay(afterAttempt: attempt, retryAfter: error.retryAfter, using: &random)
+                statistics.recordBackoff(seconds: delay)
+                defer { statistics.recordBackoffEnded() }
                 do {
                     try await clock.sleep(for: .milliseconds(Int64(delay * 1000)))
                 } catch {
-                    // Shutting down: the event stays in the outbox and is retried next start.
-                    return
+                    return false
                 }
+            }
+        }
+    }
+
+    /// Stores the event as a dead letter (retrying the store until it is durable) and completes
+    /// it for this sink; false when shutdown came first.
+    private func giveUp(_ event: OutboxEvent, attempts: Int, lastError: String) async -> Bool {
+        while true {
+            do {
+                try await deadLetter(event, attempts, lastError)
+                break
+            } catch {
+                logger.error("cannot store dead letter \(event.id) for \(sink.name): \(error)")
+                do {
+                    try await clock.sleep(for: .milliseconds(Int64(retry.initialBackoffSeconds * 1000)))
+                } catch {
+                    return false
+                }
+            }
+        }
+        statistics.recordDeadLetter()
+        await source.complete(event.id, sink: sink.name)
+        return true
+    }
+}
+
+/// A token bucket shared by a sink's concurrent deliveries, refilled from the clock.
+final class RateLimiter<C: Clock>: Sendable where C.Duration == Duration {
+    private struct State {
+        var bucket: TokenBucket
+        var lastRefill: C.Instant
+    }
+
+    private let state: Mutex<State>
+    private let clock: C
+
+    init(bucket: TokenBucket, clock: C) {
+        self.clock = clock
+        self.state = Mutex(State(bucket: bucket, lastRefill: clock.now))
+    }
+
+    /// Waits for a token; false when cancelled meanwhile.
+    func take() async -> Bool {
+        while true {
+            let now = clock.now
+            let wait = state.withLock { state -> Double in
+                let elapsed = state.lastRefill.duration(to: now)
+                state.bucket.refill(
+                    elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                state.lastRefill = now
+                return state.bucket.take()
+            }
+            if wait == 0 { return true }
+            do {
+                try await clock.sleep(for: .microseconds(Int64((wait * 1_000_000).rounded(.up))))
+            } catch {
+                return false
             }
         }
     }

@@ -17,6 +17,8 @@ struct Outbox {
 
     private(set) var entries: [String: Entry] = [:]
     private var queues: [String: Deque<String>] = [:]
+    /// Events a sink's dispatcher holds right now (claimed, not yet completed or released).
+    private var claimed: [String: Set<String>] = [:]
     private var nextSequence: UInt64 = 0
 
     init(sinks: [String]) {
@@ -52,17 +54,50 @@ struct Outbox {
 
     /// The oldest event still waiting for `sink`, without removing it.
     mutating func peek(sink: String) -> OutboxEvent? {
-        while let id = queues[sink]?.first {
-            if let entry = entries[id], entry.remaining.contains(sink) { return entry.event }
-            queues[sink]!.removeFirst()
+        dropFinished(sink: sink)
+        return queues[sink]?.first.flatMap { entries[$0]?.event }
+    }
+
+    /// Claims the oldest event for `sink` that is not claimed already and has no earlier
+    /// unfinished event of the same user in the sink's queue: concurrent deliveries never
+    /// reorder one user's events.
+    mutating func claim(sink: String) -> OutboxEvent? {
+        dropFinished(sink: sink)
+        guard let queue = queues[sink] else { return nil }
+        let held = claimed[sink, default: []]
+        // Users with an earlier event still in the sink's hands: their later ones wait.
+        var blocked: Set<UserID> = []
+        for id in queue {
+            guard let entry = entries[id], entry.remaining.contains(sink) else { continue }
+            if held.contains(id) {
+                blocked.insert(entry.event.userID)
+                continue
+            }
+            if blocked.contains(entry.event.userID) { continue }
+            claimed[sink, default: []].insert(id)
+            return entry.event
         }
         return nil
+    }
+
+    /// Gives back a claimed event that was not delivered; it stays pending, first in line.
+    mutating func release(_ id: String, sink: String) {
+        claimed[sink]?.remove(id)
+    }
+
+    /// Removes events the sink is done with from the front of its queue.
+    private mutating func dropFinished(sink: String) {
+        while let id = queues[sink]?.first {
+            if let entry = entries[id], entry.remaining.contains(sink) { return }
+            queues[sink]!.removeFirst()
+        }
     }
 
     /// `sink` is done with the event (delivered, or given up on); returns true when it was
     /// pending for that sink.
     @discardableResult
     mutating func complete(_ id: String, sink: String) -> Bool {
+        claimed[sink]?.remove(id)
         guard var entry = entries[id], entry.remaining.remove(sink) != nil else { return false }
         if queues[sink]?.first == id { queues[sink]!.removeFirst() }
         entries[id] = entry.remaining.isEmpty ? nil : entry

@@ -6,6 +6,17 @@ extension StateStore {
         outbox.peek(sink: sink)
     }
 
+    /// Claims the next event `sink` may deliver now; see `Outbox.claim`.
+    public func claimEvent(for sink: String) -> OutboxEvent? {
+        outbox.claim(sink: sink)
+    }
+
+    /// A claimed event goes back undelivered (the dispatcher is shutting down).
+    public func release(_ eventID: String, sink: String) {
+        outbox.release(eventID, sink: sink)
+        outboxSignals[sink]?.signal()
+    }
+
     /// Waits until the outbox may hold something new for `sink` (or the task is cancelled).
     public nonisolated func waitForEvents(for sink: String) async {
         await outboxSignals[sink]?.wait()
@@ -18,6 +29,8 @@ extension StateStore {
         if outbox.complete(eventID, sink: sink) {
             wal.appendLazily(LogEntry.ack(eventID: eventID, sink: sink).line)
             if outbox.entries[eventID] == nil { eventsCompleted += 1 }
+            // The user's next event for this sink may have been waiting for this one.
+            outboxSignals[sink]?.signal()
         }
     }
 

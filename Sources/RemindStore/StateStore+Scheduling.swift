@@ -28,6 +28,8 @@ public struct StoreStatistics: Sendable, Equatable {
     public var dirtyRecords = 0
     /// Events every sink is done with.
     public var eventsDelivered = 0
+    /// Events a sink gave up on, waiting for a replay.
+    public var deadLetters = 0
 }
 
 extension StateStore {
@@ -121,6 +123,7 @@ extension StateStore {
         for sink in outbox.sinks { statistics.outboxPending[sink] = outbox.pending(sink: sink) }
         statistics.dirtyRecords = dirty.count
         statistics.eventsDelivered = eventsCompleted
+        statistics.deadLetters = deadLetters.count
         return statistics
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoreMetrics
 import Foundation
 import Logging
 import RemindConfig
@@ -58,9 +59,14 @@ struct Remindd: AsyncParsableCommand {
                 Data(
                     "remindd: state in \(configuration.stateDirectory), socket \(configuration.listen.socket)\n".utf8))
         }
+        // Like logging, the metrics backend is the program's choice: libraries that record
+        // through swift-metrics land on the daemon's own `/metrics` page.
+        let metrics = DaemonMetrics()
+        MetricsSystem.bootstrap(metrics.factory)
         do {
             let (group, _) = try Daemon.build(
-                configuration: configuration, logger: logger, clock: ContinuousClock(), reread: load)
+                configuration: configuration, logger: logger, clock: ContinuousClock(), metrics: metrics,
+                reread: load)
             try await group.run()
         } catch let error as StartupError {
             // systemd shows why the start failed: the status line and the exit status.

@@ -102,7 +102,8 @@ func withAPI<T: Sendable>(
     let result: Result<T, any Error>
     do {
         let handles = try Daemon.makeSinks(
-            configuration.sinks.filter { $0.type == .file || $0.type == .journal }, logger: logger)
+            configuration.sinks.filter { $0.type == .file || $0.type == .journal }, logger: logger,
+            metrics: DaemonMetrics())
         let configurationPath = root + "/remindd.json"
         let runtime = DaemonRuntime(
             configuration: configuration, store: store, sinks: handles, logger: logger,

@@ -142,11 +142,15 @@ extension APITests {
             #expect(response.status == .ok)
             #expect(response.contentType?.hasPrefix("text/plain") == true)
             let lines = response.text.split(separator: "\n").map(String.init)
-            #expect(lines.contains("remindd_users 1"))
+            // swift-prometheus writes gauges as floating point, counters as integers.
+            #expect(lines.contains("remindd_users 1.0"))
             #expect(lines.contains("# TYPE remindd_users gauge"))
-            #expect(lines.contains("remindd_open_episodes 1"))
-            #expect(lines.contains("remindd_pending_reminders 1"))
+            #expect(lines.contains("# HELP remindd_users Users known to remindd."))
+            #expect(lines.contains("remindd_open_episodes 1.0"))
+            #expect(lines.contains("remindd_pending_reminders 1.0"))
             #expect(lines.contains("remindd_reports_total 1"))
+            #expect(lines.contains("# TYPE remindd_reports_total counter"))
+            #expect(lines.contains("remindd_report_changes_total 1"))
             for line in lines where !line.hasPrefix("#") {
                 let parts = line.split(separator: " ")
                 #expect(parts.count == 2 && Double(parts[1]) != nil, "not a sample: \(line)")

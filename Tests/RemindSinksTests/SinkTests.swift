@@ -86,22 +86,71 @@ final class FlakySink: EventSink, Sendable {
     }
 }
 
-/// An in-memory outbox for the dispatcher.
+/// An in-memory outbox for the dispatcher: events in order, each claimed once (the test
+/// events all belong to one user, and per-user ordering is the store's own test).
 final class MemoryOutbox: OutboxSource, Sendable {
-    private let state: Mutex<[OutboxEvent]>
+    private let state: Mutex<(events: [OutboxEvent], claimed: Set<String>)>
     let completed = Mutex<[String]>([])
     let signal = AsyncSignal()
 
     init(_ events: [OutboxEvent]) {
-        state = Mutex(events)
+        state = Mutex((events, []))
     }
 
-    func nextEvent(for sink: String) async -> OutboxEvent? { state.withLock { $0.first } }
+    func claimEvent(for sink: String) async -> OutboxEvent? {
+        state.withLock { state in
+            guard let event = state.events.first(where: { !state.claimed.contains($0.id) }) else { return nil }
+            state.claimed.insert(event.id)
+            return event
+        }
+    }
+
     func waitForEvents(for sink: String) async { await signal.wait() }
+
     func complete(_ eventID: String, sink: String) async {
-        state.withLock { $0.removeAll { $0.id == eventID } }
+        state.withLock { $0.events.removeAll { $0.id == eventID } }
         completed.withLock { $0.append(eventID) }
         signal.signal()
+    }
+
+    func release(_ eventID: String, sink: String) async {
+        _ = state.withLock { $0.claimed.remove(eventID) }
+        signal.signal()
+    }
+}
+
+/// A sink that holds every delivery until the test opens the gate, counting how many it
+/// holds at once.
+final class GateSink: EventSink, Sendable {
+    let name = "gate"
+    var type: String { "test" }
+    private let state = Mutex((holding: 0, most: 0, open: false, waiters: [CheckedContinuation<Void, Never>]()))
+    let arrived = AsyncSignal()
+
+    var most: Int { state.withLock { $0.most } }
+    var holding: Int { state.withLock { $0.holding } }
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func deliver(_ event: OutboxEvent) async throws(SinkError) {
+        await withCheckedContinuation { continuation in
+            let proceed = state.withLock { state in
+                state.holding += 1
+                state.most = max(state.most, state.holding)
+                if !state.open { state.waiters.append(continuation) }
+                return state.open
+            }
+            arrived.signal()
+            if proceed { continuation.resume() }
+        }
+        state.withLock { $0.holding -= 1 }
     }
 }
 
@@ -149,6 +198,28 @@ struct SinkDispatcherTests {
         #expect(deadLetters.first?.1 == 3)
         #expect(deadLetters.first?.2 == "receiver down")
         #expect(sink.delivered == [FileSinkTests.event(2).id])
+        task.cancel()
+    }
+}
+
+struct ConcurrentDispatcherTests {
+    /// With maxConcurrency 3 a slow receiver holds three deliveries at once, never a fourth;
+    /// once it answers, the rest follow and every event is completed once.
+    @Test func deliversUpToMaxConcurrencyAtOnce() async throws {
+        let sink = GateSink()
+        let events = (1...7).map { FileSinkTests.event($0) }
+        let outbox = MemoryOutbox(events)
+        let dispatcher = SinkDispatcher(
+            sink: sink, retry: RetryPolicy(), source: outbox, clock: ManualClock(), logger: Logger(label: "test"),
+            maxConcurrency: 3, deadLetter: { _, _, _ in })
+        let task = Task { await dispatcher.run() }
+        while sink.holding < 3 { await sink.arrived.wait() }
+        #expect(dispatcher.statistics.snapshot.inFlight == 3)
+        sink.open()
+        while outbox.completed.withLock({ $0.count }) < events.count { await Task.yield() }
+        #expect(sink.most == 3)
+        #expect(outbox.completed.withLock { $0 }.sorted() == events.map(\.id).sorted())
+        #expect(dispatcher.statistics.snapshot.delivered == events.count)
         task.cancel()
     }
 }

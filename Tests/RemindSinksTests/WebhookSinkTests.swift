@@ -5,55 +5,9 @@ import Hummingbird
 import NIOCore
 import RemindCore
 import RemindSinks
+import RemindTesting
 import Synchronization
 import Testing
-
-/// A real HTTP server on loopback that records what it receives and answers with the
-/// statuses a test scripts.
-final class WebhookReceiver: Sendable {
-    struct Received: Sendable {
-        /// Header names lower-cased.
-        var headers: [String: String]
-        var body: [UInt8]
-    }
-
-    let received = Mutex<[Received]>([])
-    let answers: Mutex<[(Int, [String: String])]>
-    let port = Mutex<Int>(0)
-    private let ready = AsyncSignal()
-
-    init(answers: [(Int, [String: String])]) {
-        self.answers = Mutex(answers)
-    }
-
-    var url: String { "http://127.0.0.1:\(port.withLock { $0 })/hook" }
-
-    /// Runs the server in `body` and stops it afterwards.
-    func serving<T>(_ body: () async throws -> T) async throws -> T {
-        let router = Router()
-        router.post("hook") { [self] request, _ -> Response in
-            var request = request
-            let bytes = try await request.collectBody(upTo: 1 << 20)
-            var headers: [String: String] = [:]
-            for field in request.headers { headers[field.name.canonicalName] = field.value }
-            received.withLock { $0.append(Received(headers: headers, body: Array(buffer: bytes))) }
-            let (status, extra) = answers.withLock { $0.isEmpty ? (200, [:]) : $0.removeFirst() }
-            var response = Response(status: .init(code: status))
-            for (name, value) in extra { response.headers[HTTPField.Name(name)!] = value }
-            return response
-        }
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { [self] channel in
-                port.withLock { $0 = channel.localAddress?.port ?? 0 }
-                ready.signal()
-            })
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
-        await ready.wait()
-        defer { task.cancel() }
-        return try await body()
-    }
-}
 
 struct WebhookSinkTests {
     static let secretBytes = Data((0..<24).map { UInt8($0) })

@@ -1,0 +1,118 @@
+import CoreMetrics
+import Prometheus
+import RemindSinks
+import RemindStore
+import Synchronization
+
+/// What `GET /metrics` exports: one Prometheus registry per daemon.
+///
+/// Events (reports, rejections, reminders fired, each sink's deliveries) are swift-metrics
+/// counters incremented where they happen; levels (users, outbox depth, …) are read from the
+/// store when scraped, so they can never drift from what `GET /v1/status` says.
+public final class DaemonMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    /// swift-metrics' factory over the registry. `remindd` also bootstraps the global
+    /// `MetricsSystem` with it, so a library's own metrics land on the same page.
+    public let factory: any MetricsFactory
+    private let reports: CoreMetrics.Counter
+    private let changes: CoreMetrics.Counter
+    private let rejected: CoreMetrics.Counter
+    private let remindersFired: CoreMetrics.Counter
+    private let remindersSuppressed: CoreMetrics.Counter
+    private let levels: Levels
+    /// The store's running total of completed events at the last scrape; the counter grows by
+    /// the difference.
+    private let completedSeen = Mutex(0)
+
+    static let help: [String: String] = [
+        "remindd_reports_total": "Permission reports stored.",
+        "remindd_report_changes_total": "Reports that changed a user's state.",
+        "remindd_reports_rejected_total": "Reports refused as invalid.",
+        "remindd_reminders_fired_total": "Reminders that came due and were emitted.",
+        "remindd_reminders_suppressed_total": "Reminders that came due while notifications were off.",
+        "remindd_events_completed_total": "Events every sink is done with (delivered or dead-lettered).",
+        "remindd_users": "Users known to remindd.",
+        "remindd_open_episodes": "Users without Always access.",
+        "remindd_pending_reminders": "Reminders scheduled.",
+        "remindd_quarantined_files": "Files moved to quarantine/.",
+        "remindd_dirty_records": "Records not yet checkpointed to their files.",
+        "remindd_dead_letters": "Events given up on, waiting for a replay.",
+        "remindd_sink_outbox_depth": "Events waiting for the sink.",
+        SinkStatistics.Label.delivered: "Events delivered by the sink.",
+        SinkStatistics.Label.failed: "Failed delivery attempts (each retry counts).",
+        SinkStatistics.Label.deadLettered: "Events the sink gave up on.",
+        SinkStatistics.Label.latency: "Time from the first attempt to delivery.",
+        SinkStatistics.Label.retrying: "Events waiting out a backoff before their next attempt.",
+        SinkStatistics.Label.backoff: "The backoff most recently chosen before a retry.",
+        SinkStatistics.Label.inFlight: "Deliveries in progress.",
+    ]
+
+    private struct Levels: Sendable {
+        let users: Prometheus.Gauge
+        let openEpisodes: Prometheus.Gauge
+        let pendingReminders: Prometheus.Gauge
+        let quarantined: Prometheus.Gauge
+        let dirtyRecords: Prometheus.Gauge
+        let deadLetters: Prometheus.Gauge
+        let completed: Prometheus.Counter
+    }
+
+    public init() {
+        let registry = PrometheusCollectorRegistry()
+        self.registry = registry
+        let factory = DescribedPrometheusFactory(
+            registry: registry, help: Self.help,
+            durationBuckets: [SinkStatistics.Label.latency: DescribedPrometheusFactory.defaultDurationBuckets])
+        self.factory = factory
+        func counter(_ name: String) -> CoreMetrics.Counter { Counter(label: name, factory: factory) }
+        reports = counter("remindd_reports_total")
+        changes = counter("remindd_report_changes_total")
+        rejected = counter("remindd_reports_rejected_total")
+        remindersFired = counter("remindd_reminders_fired_total")
+        remindersSuppressed = counter("remindd_reminders_suppressed_total")
+        func gauge(_ name: String) -> Prometheus.Gauge { registry.makeGauge(name: name, help: Self.help[name]!) }
+        levels = Levels(
+            users: gauge("remindd_users"), openEpisodes: gauge("remindd_open_episodes"),
+            pendingReminders: gauge("remindd_pending_reminders"), quarantined: gauge("remindd_quarantined_files"),
+            dirtyRecords: gauge("remindd_dirty_records"), deadLetters: gauge("remindd_dead_letters"),
+            completed: registry.makeCounter(
+                name: "remindd_events_completed_total", help: Self.help["remindd_events_completed_total"]!))
+    }
+
+    func recordReport(changed: Bool) {
+        reports.increment()
+        if changed { changes.increment() }
+    }
+
+    func recordRejectedReport() {
+        rejected.increment()
+    }
+
+    func recordFired(_ summary: FireSummary) {
+        let reminders = summary.events.count { $0.kind == .reminder }
+        if reminders > 0 { remindersFired.increment(by: reminders) }
+        if !summary.suppressed.isEmpty { remindersSuppressed.increment(by: summary.suppressed.count) }
+    }
+
+    /// The Prometheus text exposition, with the store's levels read now.
+    func exposition(statistics: StoreStatistics, sinks: [String]) -> [UInt8] {
+        levels.users.set(Double(statistics.users))
+        levels.openEpisodes.set(Double(statistics.openEpisodes))
+        levels.pendingReminders.set(Double(statistics.pendingReminders))
+        levels.quarantined.set(Double(statistics.quarantined))
+        levels.dirtyRecords.set(Double(statistics.dirtyRecords))
+        levels.deadLetters.set(Double(statistics.deadLetters))
+        let grown = completedSeen.withLock { seen in
+            defer { seen = max(seen, statistics.eventsDelivered) }
+            return max(0, statistics.eventsDelivered - seen)
+        }
+        if grown > 0 { levels.completed.increment(by: Int64(grown)) }
+        for sink in sinks {
+            registry.makeGauge(
+                name: "remindd_sink_outbox_depth", labels: [("sink", sink)],
+                help: Self.help["remindd_sink_outbox_depth"]!
+            ).set(Double(statistics.outboxPending[sink] ?? 0))
+        }
+        return registry.emitToBuffer()
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import RemindCore
+import RemindStore
+import RemindTesting
+import Testing
+
+struct OutboxClaimTests {
+    let start = Fixtures.date("2026-11-15T10:00:00Z")
+
+    /// Concurrent deliveries take different users' events side by side, but a user's withdraw
+    /// is handed out only once the reminder before it is done; a released event comes back.
+    @Test func claimsKeepEachUsersEventsInOrder() async throws {
+        let fixture = try StoreFixture()
+        let policy = ReminderPolicy(
+            configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
+        let store = try fixture.open(policy: policy, sinks: ["hook"])
+        let (x, y) = (Fixtures.userID("x"), Fixtures.userID("y"))
+        _ = try await store.report(
+            PermissionReport(location: .whileInUse, observedAt: start), for: x, receivedAt: start)
+        _ = try await store.fireDue(now: start.addingTimeInterval(60))
+        // x fixes the setting (a withdraw behind x's reminder), then y's reminder comes due.
+        let later = start.addingTimeInterval(61)
+        _ = try await store.report(PermissionReport(location: .always, observedAt: later), for: x, receivedAt: later)
+        _ = try await store.report(
+            PermissionReport(location: .whileInUse, observedAt: later), for: y, receivedAt: later)
+        _ = try await store.fireDue(now: later.addingTimeInterval(60))
+        #expect(await store.pendingEvents(for: "hook") == 3)
+
+        let reminderX = try #require(await store.claimEvent(for: "hook"))
+        #expect(reminderX.userID == x && reminderX.kind == .reminder)
+        let reminderY = try #require(await store.claimEvent(for: "hook"))
+        #expect(reminderY.userID == y)
+        #expect(await store.claimEvent(for: "hook") == nil)
+
+        await store.release(reminderY.id, sink: "hook")
+        #expect(await store.claimEvent(for: "hook")?.id == reminderY.id)
+        await store.complete(reminderX.id, sink: "hook")
+        let withdrawX = try #require(await store.claimEvent(for: "hook"))
+        #expect(withdrawX.userID == x && withdrawX.kind == .withdraw)
+        await store.close()
+    }
+}
