@@ -46,15 +46,20 @@ public struct JournaldFixture: Sendable {
     }
 
     /// The first entry whose fields equal all of `matches`, waiting up to `timeout` for journald to store it.
-    public func entry(matching matches: [String: String], timeout: Duration = .seconds(10)) throws -> JournalEntry {
-        try self.entries(matching: matches, count: 1, timeout: timeout)[0]
+    /// `predicate` picks among the matches (journalctl can only match whole field values).
+    public func entry(
+        matching matches: [String: String], timeout: Duration = .seconds(10),
+        where predicate: (JournalEntry) -> Bool = { _ in true }
+    ) throws -> JournalEntry {
+        try self.entries(matching: matches, count: 1, timeout: timeout, where: predicate)[0]
     }
 
     /// The first `count` entries whose fields equal all of `matches`, oldest first, waiting up to `timeout`.
     public func entries(
         matching matches: [String: String],
         count: Int,
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(10),
+        where predicate: (JournalEntry) -> Bool = { _ in true }
     ) throws -> [JournalEntry] {
         let arguments =
             ["--follow", "--lines=all", "--output=json", "--all", "--no-pager"]
@@ -80,7 +85,8 @@ public struct JournaldFixture: Sendable {
             guard let line = try reader.nextLine(until: deadline) else {
                 throw JournaldFixtureError.timedOut(matches: matches, wanted: count, found: found)
             }
-            found.append(try JournalEntry(json: line))
+            let entry = try JournalEntry(json: line)
+            if predicate(entry) { found.append(entry) }
         }
         return found
     }

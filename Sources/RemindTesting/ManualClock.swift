@@ -22,6 +22,8 @@ public final class ManualClock: Clock, Sendable {
 
     private struct State {
         var now = Instant(offset: .zero)
+        /// How far the wall clock was set away from the monotonic time (`jumpWallClock`).
+        var wallJump: Duration = .zero
         var sleepers: [UInt64: Sleeper] = [:]
         var nextID: UInt64 = 0
         var sleepWaiters: [CheckedContinuation<Void, Never>] = []
@@ -39,8 +41,14 @@ public final class ManualClock: Clock, Sendable {
 
     /// The wall-clock time that goes with `now`.
     public var wallNow: Date {
-        let offset = now.offset.components
+        let offset = state.withLock { ($0.now.offset + $0.wallJump).components }
         return epoch.addingTimeInterval(TimeInterval(offset.seconds) + TimeInterval(offset.attoseconds) / 1e18)
+    }
+
+    /// Sets the wall clock forward (or back, with a negative duration) without time passing:
+    /// what an operator or NTP does to a running daemon. Sleepers are not woken.
+    public func jumpWallClock(by duration: Duration) {
+        state.withLock { $0.wallJump += duration }
     }
 
     /// How many tasks are sleeping on this clock right now.

@@ -15,11 +15,12 @@ struct SchedulerServiceTests {
         let store: StateStore
         let runtime: DaemonRuntime
 
-        init(delay: Int64 = 60) throws {
+        init(delay: Int64 = 60, recurring: Bool = false) throws {
             directory = NSTemporaryDirectory() + "remindd-scheduler-\(UUID().uuidString)"
             var configuration = DaemonConfiguration(
                 defaults: .init(stateDirectory: directory, socket: directory + "/s.sock"))
             configuration.notification.notificationTriggerDelay = delay
+            configuration.notification.showRecurringNotification = recurring
             let clock = self.clock
             store = try StateStore(
                 options: .init(directory: directory, sinks: ["file"]),
@@ -86,13 +87,45 @@ struct SchedulerServiceTests {
         await setup.store.close()
     }
 
-    /// The sleep is capped, so a jump of the wall clock is noticed within the cap.
-    @Test func sleepIsCappedToNoticeClockJumps() async throws {
-        let setup = try Setup(delay: 600)
-        try await setup.report("u3", .allowOnce)
+    /// The wall clock set an hour forward and then an hour back under a running scheduler
+    /// (recurring reminders every 10 minutes): the jump forward is noticed within the 1 s sleep
+    /// cap and yields one reminder, not six catch-ups; the jump back repeats none; the next one
+    /// comes once the wall clock reaches its due time again.
+    @Test func wallClockJumpsNeitherLoseNorDuplicateReminders() async throws {
+        let setup = try Setup(delay: 600, recurring: true)
+        try await setup.report("jumper", .whileInUse)
         let service = SchedulerService(runtime: setup.runtime, clock: setup.clock, maximumSleep: .seconds(1))
         let task = Task { try await service.run() }
         await setup.clock.waitForSleeper(until: .seconds(1))
+
+        setup.clock.jumpWallClock(by: .seconds(3600))
+        setup.clock.advance(by: .seconds(1))
+        await setup.clock.waitForSleeper(until: .seconds(2))
+        let afterForward = await setup.drain()
+        #expect(afterForward.map(\.kind) == [.reminder])
+        #expect(afterForward.first?.json.contains(#""sequence":1"#) == true)
+
+        setup.clock.jumpWallClock(by: .seconds(-3600))
+        for second in 3...30 {
+            setup.clock.advance(by: .seconds(1))
+            await setup.clock.waitForSleeper(until: .seconds(Int64(second)))
+        }
+        #expect(await setup.drain().isEmpty, "a reminder repeated after the clock went back")
+
+        // The next is due 600 s after the first was delivered, whatever the clock did since:
+        // one second before that nothing, at it the second reminder.
+        let due = try #require(await setup.store.nextWakeAt())
+        #expect(due == setup.clock.epoch.addingTimeInterval(3601 + 600))
+        let gap = due.timeIntervalSince(setup.clock.wallNow)
+        setup.clock.jumpWallClock(by: .milliseconds(Int64(gap * 1000)) - .seconds(2))
+        setup.clock.advance(by: .seconds(1))
+        await setup.clock.waitForSleeper(until: .seconds(31))
+        #expect(await setup.drain().isEmpty, "a reminder came early")
+        setup.clock.advance(by: .seconds(1))
+        await setup.clock.waitForSleeper(until: .seconds(32))
+        let next = await setup.drain()
+        #expect(next.map(\.kind) == [.reminder])
+        #expect(next.first?.json.contains(#""sequence":2"#) == true)
         task.cancel()
         await setup.store.close()
     }

@@ -1,0 +1,83 @@
+import Foundation
+import RemindClient
+import RemindCore
+import RemindTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The real binary with its state directory on a 2 MiB tmpfs that the test mounts, fills,
+/// empties and unmounts: refused reports get 503, reads go on, nothing stored is damaged, and
+/// the daemon takes reports again once there is room, without a restart.
+@Suite(.serialized)
+struct DiskFullEndToEndTests {
+    @Test func fullDiskRefusesReportsThenRecoversWithoutRestart() async throws {
+        guard geteuid() == 0 else {
+            Issue.record("mounting a tmpfs needs root")
+            return
+        }
+        let daemon = try DaemonProcess()
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
+        let mounted = try CommandResult.run(
+            "/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", daemon.stateDirectory])
+        #expect(mounted.status == 0, "mount: \(mounted.standardError)")
+        defer {
+            daemon.stop(signal: SIGKILL)
+            _ = try? CommandResult.run("/bin/umount", ["-l", daemon.stateDirectory])
+        }
+        try daemon.start()
+        let users = (0..<20).map { "disk-\($0)" }
+        for user in users { #expect(try daemon.post(user, #"{"location":"whileInUse"}"#).status == 200) }
+        let before = try users.map { try daemon.client.send("GET", "/v1/users/\($0)").text }
+
+        let filler = daemon.stateDirectory + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+        let block = [UInt8](repeating: 0xAB, count: 4096)
+        while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        close(fd)
+
+        // The journal's last page may take a few more entries; then every change is refused.
+        var refused = 0
+        var accepted: [String: String] = [:]
+        for round in 0..<40 {
+            let user = users[round % users.count]
+            let location = round / users.count % 2 == 0 ? "always" : "denied"
+            let reply = try daemon.post(user, #"{"location":"\#(location)"}"#)
+            if reply.status == 200 {
+                #expect(refused == 0, "accepted after a refusal")
+                accepted[user] = location
+                continue
+            }
+            refused += 1
+            #expect(reply.status == 503)
+            #expect(reply.headers["content-type"] == "application/problem+json")
+            #expect(reply.text.contains(#""status":503"#))
+            #expect(reply.headers["retry-after"] != nil)
+        }
+        #expect(refused >= 30)
+        // Reads keep working and show exactly what was acknowledged.
+        for (index, user) in users.enumerated() {
+            let reply = try daemon.client.send("GET", "/v1/users/\(user)")
+            #expect(reply.status == 200)
+            if let location = accepted[user] {
+                #expect(reply.text.contains(#""location":"\#(location)""#))
+            } else {
+                #expect(reply.text == before[index], "\(user) changed by a refused report")
+            }
+        }
+        #expect(try daemon.client.send("GET", "/v1/status").status == 200)
+
+        unlink(filler)
+        #expect(try daemon.post(users[0], #"{"location":"allowOnce"}"#).status == 200)
+        // The same process, and after a restart the change is still there.
+        daemon.stop(signal: SIGKILL)
+        try daemon.start()
+        #expect(try daemon.client.send("GET", "/v1/users/\(users[0])").text.contains(#""location":"allowOnce""#))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory + "/quarantine").isEmpty)
+        print(
+            "disk-full: \(refused) of 40 reports refused with 503 while full, \(accepted.count) accepted before; reads intact; accepting again after space returned"
+        )
+    }
+}
