@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 RELEASE_FLAGS = -c release
 
-.PHONY: all build release run test deps format clean install uninstall completions
+.PHONY: all build release run test deps format clean install uninstall completions soak
 
 all: build
 
@@ -30,6 +30,12 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	scripts/run-tests.sh
+
+# The long reliability runs (RELIABILITY.md): 20 rounds of kill -9 under load, a webhook and
+# exec outage of two minutes with memory sampled, and the fuzzers for longer.
+soak: deps
+	$(SWIFT) build --build-tests
+	REMINDD_SOAK=1 scripts/run-tests.sh --filter "CrashUnderLoadTests|OutageSoakTests"
 
 # Installs the stripped release binaries with their Swift runtime libraries, the units,
 # the sysusers entry, the journald catalog, the default configuration and completions.

@@ -6,9 +6,43 @@
 // Swift passes its own CODE_FILE/CODE_LINE/CODE_FUNC fields instead.
 #define SD_JOURNAL_SUPPRESS_LOCATION 1
 
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
+#include <unistd.h>
+
+// sd_notify(3) without the wait. libsystemd sends on a blocking socket, so when the receiver
+// stops reading (its queue holds net.unix.max_dgram_qlen datagrams) the caller blocks, and a
+// daemon whose few cooperative threads all block on a status line stops answering anything.
+// The same protocol (a datagram to $NOTIFY_SOCKET, '@' for the abstract namespace), sent with
+// MSG_DONTWAIT: a full queue is reported as -EAGAIN and the message is dropped. Returns like
+// sd_notify: > 0 sent, 0 without NOTIFY_SOCKET, < 0 a negative errno.
+static inline int csystemd_notify_nonblocking(const char *state) {
+    const char *path = getenv("NOTIFY_SOCKET");
+    if (path == NULL || path[0] == '\0') return 0;
+    if (path[0] != '/' && path[0] != '@') return -EAFNOSUPPORT;
+    struct sockaddr_un address;
+    memset(&address, 0, sizeof address);
+    address.sun_family = AF_UNIX;
+    size_t length = strlen(path);
+    if (length >= sizeof address.sun_path) return -EINVAL;
+    memcpy(address.sun_path, path, length);
+    int abstract = path[0] == '@';
+    if (abstract) address.sun_path[0] = '\0';
+    socklen_t address_length = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + length + (abstract ? 0 : 1));
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    ssize_t sent = sendto(fd, state, strlen(state), MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&address,
+                          address_length);
+    int error = errno;
+    close(fd);
+    return sent < 0 ? -error : 1;
+}
 
 #endif

@@ -12,6 +12,10 @@ public final class WebhookReceiver: Sendable {
         /// Header names lower-cased.
         public var headers: [String: String]
         public var body: [UInt8]
+        /// The status it was answered with.
+        public var status: Int
+        /// Answered 2xx at once: a slow answer may come after the sender gave up.
+        public var acceptedPromptly: Bool
     }
 
     public let received = Mutex<[Received]>([])
@@ -19,6 +23,8 @@ public final class WebhookReceiver: Sendable {
     public let answers: Mutex<[(Int, [String: String])]>
     /// The status once `answers` is used up: a test flips it to stage an outage and its end.
     public let fallbackStatus = Mutex(200)
+    /// How long each answer takes: a slow receiver.
+    public let responseDelay = Mutex(Duration.zero)
     let port = Mutex<Int>(0)
     private let ready = AsyncSignal()
 
@@ -43,9 +49,16 @@ public final class WebhookReceiver: Sendable {
             let bytes = try await request.collectBody(upTo: 1 << 20)
             var headers: [String: String] = [:]
             for field in request.headers { headers[field.name.canonicalName] = field.value }
-            received.withLock { $0.append(Received(headers: headers, body: Array(buffer: bytes))) }
+            let delay = responseDelay.withLock { $0 }
             let fallback = fallbackStatus.withLock { $0 }
             let (status, extra) = answers.withLock { $0.isEmpty ? (fallback, [:]) : $0.removeFirst() }
+            received.withLock {
+                $0.append(
+                    Received(
+                        headers: headers, body: Array(buffer: bytes), status: status,
+                        acceptedPromptly: (200..<300).contains(status) && delay == .zero))
+            }
+            if delay > .zero { try? await Task.sleep(for: delay) }
             var response = Response(status: .init(code: status))
             for (name, value) in extra { response.headers[HTTPField.Name(name)!] = value }
             return response

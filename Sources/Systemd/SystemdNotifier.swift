@@ -18,11 +18,13 @@ import CSystemd
 public struct SystemdNotifier: Sendable {
     public init() {}
 
-    /// Sends the fields, in order, as one datagram.
+    /// Sends the fields, in order, as one datagram, without ever waiting: when the service
+    /// manager is not reading, the message is dropped and the result is `.failed(EAGAIN)`
+    /// (`sd_notify` itself would block the calling thread until it reads).
     @discardableResult
     public func notify(_ fields: [NotifyField]) -> NotifyResult {
         let state = fields.map(\.assignment).joined(separator: "\n")
-        return NotifyResult(returnValue: sd_notify(0, state))
+        return NotifyResult(returnValue: csystemd_notify_nonblocking(state))
     }
 
     /// Sends the fields, in order, as one datagram.

@@ -61,4 +61,37 @@ struct AccessEndToEndTests {
         #expect(!(try daemon.client.send("GET", "/v1/config").text.contains("s3cret")))
         daemon.stop()
     }
+
+    /// Neither the TCP token nor a webhook secret appears in the log, the status, the
+    /// configuration or the metrics, even when requests carry wrong tokens.
+    @Test func secretsNeverLeak() async throws {
+        let port = 20_000 + Int((getpid() + 7919) % 20_000)
+        let probe = try DaemonProcess()
+        let tokenFile = probe.directory + "/token"
+        try "tok-9f2c41\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let secretFile = probe.directory + "/hook.secret"
+        try "whsec_c2VjcmV0LWJ5dGVzLTEyMzQ1Ng==\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(
+            configuration:
+                #""listen":{"tcp":"127.0.0.1:\#(port)","tokenFile":"\#(tokenFile)"},"notification":{"notificationTriggerDelay":1}"#,
+            extraSinks:
+                #"{"type":"webhook","name":"hook","url":"http://127.0.0.1:9/hook","secretFile":"\#(secretFile)","retry":{"initialBackoffSeconds":0.1,"maxBackoffSeconds":0.1,"maxAttempts":2}}"#
+        )
+        try daemon.start()
+        #expect(try Self.curl(["-H", "Authorization: Bearer tok-9f2c4", "http://127.0.0.1:\(port)/v1/status"]) == 401)
+        try daemon.post("leak", #"{"location":"whileInUse"}"#)
+        // The webhook fails (nothing listens on port 9) and is dead-lettered: its errors are logged.
+        try await WebhookOutageEndToEndTests.eventually {
+            try daemon.client.send("GET", "/v1/dead-letters").text.contains(#""sink":"hook""#)
+        }
+        var seen = ""
+        for path in ["/v1/status", "/v1/config", "/metrics", "/v1/dead-letters"] {
+            seen += try daemon.client.send("GET", path).text
+        }
+        daemon.stop()
+        seen += daemon.log
+        for secret in ["tok-9f2c41", "c2VjcmV0LWJ5dGVzLTEyMzQ1Ng", "secret-bytes-123456"] {
+            #expect(!seen.contains(secret), "\(secret) leaked")
+        }
+    }
 }

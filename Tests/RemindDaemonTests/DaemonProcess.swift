@@ -32,6 +32,7 @@ final class DaemonProcess: @unchecked Sendable {
     private(set) var process: Process?
     private var notify: DatagramListener?
     var client: UnixHTTPClient { UnixHTTPClient(socketPath: socketPath) }
+    var pid: Int32? { process?.processIdentifier }
 
     /// A temp directory with a configuration: a file sink into `events.jsonl` plus whatever
     /// `configuration` sets at the top level (JSON members without the braces).

@@ -94,9 +94,9 @@ struct WebhookOutageEndToEndTests {
         }
     }
 
-    /// Polls another process's progress every 50 ms until `condition` holds (bounded: 30 s).
-    static func eventually(_ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+    /// Polls another process's progress every 50 ms until `condition` holds (bounded).
+    static func eventually(timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
         while try !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
     }
 

@@ -83,6 +83,42 @@ extension ProcessEnvironmentTests {
             let result = withEnvironment(["NOTIFY_SOCKET": missing]) { self.notifier.ready() }
             #expect(result == .failed(errno: ENOENT))
         }
+
+        /// A service manager that stops reading never blocks the sender: once the socket's queue
+        /// is full, messages are dropped with EAGAIN (a soak found a daemon stuck in sd_notify
+        /// with every cooperative thread blocked on a STATUS line).
+        @Test func fullQueueDropsInsteadOfBlocking() throws {
+            let listener = try DatagramListener()
+            let results = withEnvironment(["NOTIFY_SOCKET": listener.path]) {
+                (0..<500).map { self.notifier.status("status \($0)") }
+            }
+            #expect(results.first == .sent)
+            #expect(results.last == .failed(errno: EAGAIN))
+            #expect(try listener.receive() == "STATUS=status 0")
+        }
+
+        /// An abstract-namespace NOTIFY_SOCKET (`@name`) is reached too.
+        @Test func abstractNamespaceSocket() throws {
+            let name = "remindd-notify-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            defer { close(fd) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            let bytes = Array(name.utf8)
+            withUnsafeMutableBytes(of: &address.sun_path) { path in
+                for (index, byte) in bytes.enumerated() { path[index + 1] = byte }
+            }
+            let length = socklen_t(MemoryLayout<sa_family_t>.size + 1 + bytes.count)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+            }
+            #expect(bound == 0)
+            let result = withEnvironment(["NOTIFY_SOCKET": "@" + name]) { self.notifier.watchdog() }
+            #expect(result == .sent)
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let received = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            #expect(received > 0 && String(decoding: buffer.prefix(max(0, received)), as: UTF8.self) == "WATCHDOG=1")
+        }
     }
 }
 
