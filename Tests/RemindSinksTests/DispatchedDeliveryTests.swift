@@ -1,0 +1,99 @@
+import Crypto
+import Foundation
+import Logging
+import RemindCore
+import RemindSinks
+import RemindTesting
+import Synchronization
+import Testing
+
+/// Real sinks behind the dispatcher, with real receivers and the backoff on a manual clock:
+/// the retry paths a receiver's outage takes, end to end.
+struct DispatchedDeliveryTests {
+    static let retry = RetryPolicy(initialBackoffSeconds: 5, maxBackoffSeconds: 5, maxAttempts: 5)
+
+    /// Runs a dispatcher over one event until the outbox completes it, advancing the manual
+    /// clock past each backoff; returns the dead letters it produced.
+    static func dispatch(
+        _ sink: any EventSink, _ event: OutboxEvent, retry: RetryPolicy = retry, backoffs: Int,
+        beforeRetry: @Sendable (Int) -> Void = { _ in }
+    ) async -> [(String, Int, String)] {
+        let clock = ManualClock()
+        let outbox = MemoryOutbox([event])
+        let dead = Mutex<[(String, Int, String)]>([])
+        let dispatcher = SinkDispatcher(
+            sink: sink, retry: retry, source: outbox, clock: clock, logger: Logger(label: "test"),
+            deadLetter: { event, attempts, error in dead.withLock { $0.append((event.id, attempts, error)) } })
+        let task = Task { await dispatcher.run() }
+        for round in 0..<backoffs {
+            await clock.waitForSleepers(1)
+            beforeRetry(round)
+            clock.advance(by: .seconds(5))
+        }
+        while outbox.completed.withLock({ $0.count }) < 1 { await Task.yield() }
+        task.cancel()
+        return dead.withLock { $0 }
+    }
+
+    /// A receiver checking signatures answers 500 twice, then 200: three signed requests with
+    /// one id (each signature valid for its timestamp), delivered once, no dead letter.
+    @Test func webhook500TwiceThenDeliveredOnceWithOneID() async throws {
+        let receiver = WebhookReceiver(answers: [(500, [:]), (500, [:])])
+        let event = FileSinkTests.event(1)
+        let dead = try await receiver.serving {
+            let sink = try WebhookSink(url: receiver.url, secret: WebhookSinkTests.secret)
+            return await Self.dispatch(sink, event, backoffs: 2)
+        }
+        #expect(dead.isEmpty)
+        let requests = receiver.received.withLock { $0 }
+        #expect(requests.map(\.status) == [500, 500, 200])
+        #expect(Set(requests.compactMap { $0.headers["webhook-id"] }) == [event.id])
+        for request in requests {
+            let timestamp = try #require(request.headers["webhook-timestamp"])
+            let signed = Array("\(event.id).\(timestamp).".utf8) + request.body
+            let mac = HMAC<SHA256>.authenticationCode(
+                for: signed, using: SymmetricKey(data: WebhookSinkTests.secretBytes))
+            #expect(request.headers["webhook-signature"] == "v1," + Data(mac).base64EncodedString())
+        }
+    }
+
+    /// 400 is permanent: one request, then the event is a dead letter naming the status.
+    @Test func webhook400IsDeadLetteredWithoutRetry() async throws {
+        let receiver = WebhookReceiver(answers: [(400, [:])])
+        let event = FileSinkTests.event(2)
+        let dead = try await receiver.serving {
+            await Self.dispatch(try WebhookSink(url: receiver.url), event, backoffs: 0)
+        }
+        #expect(receiver.received.withLock { $0.count } == 1)
+        #expect(dead.count == 1)
+        #expect(dead.first?.0 == event.id && dead.first?.1 == 1 && dead.first?.2.contains("HTTP 400") == true)
+    }
+
+    /// A receiver that hangs past the sink's timeout is a failed attempt; once it answers in
+    /// time, the retry delivers.
+    @Test func hangingReceiverTimesOutThenRetryDelivers() async throws {
+        let receiver = WebhookReceiver()
+        receiver.responseDelay.withLock { $0 = .seconds(5) }
+        let event = FileSinkTests.event(3)
+        let dead = try await receiver.serving {
+            let sink = try WebhookSink(url: receiver.url, timeoutSeconds: 0.3)
+            return await Self.dispatch(sink, event, backoffs: 1) { _ in
+                receiver.responseDelay.withLock { $0 = .zero }
+            }
+        }
+        #expect(dead.isEmpty)
+        #expect(receiver.received.withLock { $0.map(\.acceptedPromptly) } == [false, true])
+    }
+
+    /// A command that fails the first time and succeeds the second is retried after the
+    /// backoff and delivered; its first failure carried its output.
+    @Test func execFailsThenSucceeds() async throws {
+        let marker = ExecSinkTests.temporary("marker")
+        defer { try? FileManager.default.removeItem(atPath: marker) }
+        let script = #"if [ -e "$0" ]; then cat > /dev/null; exit 0; fi; touch "$0"; echo not yet >&2; exit 3"#
+        let sink = ExecSink(command: ["/bin/sh", "-c", script, marker], timeoutSeconds: 5)
+        let dead = await Self.dispatch(sink, FileSinkTests.event(4), backoffs: 1)
+        #expect(dead.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: marker))
+    }
+}
