@@ -29,6 +29,19 @@ struct DefaultsTests {
         #expect(configuration == DaemonConfiguration(defaults: .system))
     }
 
+    /// The shipped sink example is valid and fans out to all four kinds, the webhook with its
+    /// concurrency and rate limit.
+    @Test func shippedSinkExampleIsValid() throws {
+        let configuration = try ConfigurationLoader.load(
+            path: packageRoot + "/etc/remindd/sinks.example.json", environment: [:], stateDirectoryFlag: nil,
+            socketFlag: nil, defaults: .system)
+        #expect(configuration.sinks.map(\.type) == [.journal, .file, .exec, .exec, .webhook])
+        #expect(configuration.sinks.map(\.name) == ["journal", "archive", "desktop", "apprise", "push"])
+        guard case .webhook(let hook) = configuration.sinks[4].kind else { throw ValidationError(field: "", reason: "") }
+        #expect(hook.maxConcurrency == 8)
+        #expect(configuration.sinks[4].rateLimit == RateLimit(ratePerSecond: 200, burst: 400))
+    }
+
     /// Keys explicitly set to null mean their default, so the effective JSON reads back unchanged.
     @Test func nullMembersMeanTheirDefault() throws {
         let text =
