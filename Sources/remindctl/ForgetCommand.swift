@@ -23,14 +23,13 @@ struct ForgetCommand: ParsableCommand {
     @OptionGroup(title: "Global Options")
     var options: GlobalOptions
 
-    @Argument(help: "The user's ID.")
-    var id: String
+    @OptionGroup var user: UserIDArgument
+    var id: String { user.id }
 
     @Flag(help: "Do not ask; required when standard input is not a terminal.")
     var yes = false
 
     func validate() throws {
-        try UserIDArgument.validate(id)
         // Deleting is irreversible: without a person to ask, the script must say so itself.
         if !yes && isatty(STDIN_FILENO) != 1 {
             throw ValidationError("standard input is not a terminal, so nobody can confirm: pass --yes to forget \(id)")

@@ -17,14 +17,13 @@ struct HistoryCommand: ParsableCommand {
     @OptionGroup(title: "Global Options")
     var options: GlobalOptions
 
-    @Argument(help: "The user's ID.")
-    var id: String
+    @OptionGroup var user: UserIDArgument
+    var id: String { user.id }
 
     @Option(help: ArgumentHelp("At most this many entries.", valueName: "n"))
     var limit: Int?
 
     func validate() throws {
-        try UserIDArgument.validate(id)
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
     }
 

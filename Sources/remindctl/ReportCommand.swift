@@ -21,8 +21,8 @@ struct ReportCommand: ParsableCommand {
     @OptionGroup(title: "Global Options")
     var options: GlobalOptions
 
-    @Argument(help: "The user's ID.")
-    var id: String
+    @OptionGroup var user: UserIDArgument
+    var id: String { user.id }
 
     @Option(help: "The app's location authorization.")
     var location: LocationAuthorization
@@ -43,7 +43,6 @@ struct ReportCommand: ParsableCommand {
     var timeZone: String?
 
     func validate() throws {
-        try UserIDArgument.validate(id)
         if let observedAt, RFC3339.parse(observedAt) == nil {
             throw ValidationError("--observed-at \"\(observedAt)\" is not an RFC 3339 timestamp")
         }

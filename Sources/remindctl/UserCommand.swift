@@ -15,12 +15,8 @@ struct UserCommand: ParsableCommand {
     @OptionGroup(title: "Global Options")
     var options: GlobalOptions
 
-    @Argument(help: "The user's ID.")
-    var id: String
-
-    func validate() throws {
-        try UserIDArgument.validate(id)
-    }
+    @OptionGroup var user: UserIDArgument
+    var id: String { user.id }
 
     func run() throws {
         let session = options.session()
