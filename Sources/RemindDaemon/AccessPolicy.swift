@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
@@ -52,16 +53,13 @@ public enum AccessPolicy: Sendable {
         }
     }
 
-    /// Compares every byte whatever the first difference, so timing does not reveal how much
-    /// of a guessed token was right.
+    /// Compares SHA-256 digests of both, every byte whatever the first difference: the time
+    /// taken tells neither how much of a guessed token was right nor how long the token is.
     static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        var difference = UInt8(lhs.count == rhs.count ? 0 : 1)
-        let length = max(lhs.count, rhs.count)
-        for index in 0..<length {
-            let left = index < lhs.count ? lhs[index] : 0
-            let right = index < rhs.count ? rhs[index] : 0
-            difference |= left ^ right
-        }
+        let left = Array(SHA256.hash(data: lhs))
+        let right = Array(SHA256.hash(data: rhs))
+        var difference: UInt8 = 0
+        for index in 0..<left.count { difference |= left[index] ^ right[index] }
         return difference == 0
     }
 }
