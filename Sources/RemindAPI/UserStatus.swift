@@ -7,6 +7,12 @@ public struct UserStatus: Sendable, Equatable {
         public var startedAt: Date
         public var remindersDelivered: Int
         public var remindersSuppressed: Int
+
+        public init(startedAt: Date, remindersDelivered: Int, remindersSuppressed: Int) {
+            self.startedAt = startedAt
+            self.remindersDelivered = remindersDelivered
+            self.remindersSuppressed = remindersSuppressed
+        }
     }
 
     public var userID: UserID
@@ -19,6 +25,23 @@ public struct UserStatus: Sendable, Equatable {
     public var lastReminderAt: Date?
     public var reportCount: Int
     public var lastReportAt: Date
+
+    /// A status as read back from the wire (the client's side).
+    public init(
+        userID: UserID, permissions: Permissions, observedAt: Date, errors: [PermissionErrorType], alwaysAccess: Bool,
+        episode: EpisodeSummary?, nextReminderAt: Date?, lastReminderAt: Date?, reportCount: Int, lastReportAt: Date
+    ) {
+        self.userID = userID
+        self.permissions = permissions
+        self.observedAt = observedAt
+        self.errors = errors
+        self.alwaysAccess = alwaysAccess
+        self.episode = episode
+        self.nextReminderAt = nextReminderAt
+        self.lastReminderAt = lastReminderAt
+        self.reportCount = reportCount
+        self.lastReportAt = lastReportAt
+    }
 
     /// The status of a stored user. `nil` only for a record without history, which the store
     /// never holds.

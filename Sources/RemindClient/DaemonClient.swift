@@ -20,8 +20,8 @@ public struct DaemonClient: Sendable {
         try exchange("GET", APIPaths.status, decode: DaemonStatus.init(json:))
     }
 
-    public func user(_ userID: String) throws(DaemonClientError) -> Answer<RemoteUserStatus> {
-        try exchange("GET", APIPaths.user(userID), decode: RemoteUserStatus.init(json:))
+    public func user(_ userID: String) throws(DaemonClientError) -> Answer<UserStatus> {
+        try exchange("GET", APIPaths.user(userID), decode: UserStatus.init(json:))
     }
 
     public func history(_ userID: String, limit: Int? = nil) throws(DaemonClientError) -> Answer<UserHistory> {
@@ -43,9 +43,8 @@ public struct DaemonClient: Sendable {
         return try exchange("GET", APIPaths.reminders + query, decode: PendingReminder.list(json:))
     }
 
-    public func report(_ userID: String, _ report: ReportRequest) throws(DaemonClientError) -> Answer<RemoteUserStatus>
-    {
-        try exchange("POST", APIPaths.reports(userID), body: report.jsonBytes, decode: RemoteUserStatus.init(json:))
+    public func report(_ userID: String, _ report: ReportRequest) throws(DaemonClientError) -> Answer<UserStatus> {
+        try exchange("POST", APIPaths.reports(userID), body: report.jsonBytes, decode: UserStatus.init(json:))
     }
 
     /// Forgets the user; the answer has no body (`204`).

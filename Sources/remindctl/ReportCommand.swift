@@ -1,4 +1,5 @@
 import ArgumentParser
+import RemindAPI
 import RemindClient
 import RemindCore
 

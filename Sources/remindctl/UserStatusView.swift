@@ -1,16 +1,17 @@
+import RemindAPI
 import RemindClient
 import RemindCore
 
 /// A user's status for people: `remindctl user` and the answer to `remindctl report`.
 struct UserStatusView {
-    let status: RemoteUserStatus
+    let status: UserStatus
 
     func print(_ session: Session) {
         let terminal = session.terminal
         let time = session.time
         let permissions = status.permissions
         var table = Table()
-        table.append(["user", status.userID])
+        table.append(["user", status.userID.rawValue])
         table.append(["always access", status.alwaysAccess ? "yes" : "no"])
         table.append(["location", permissions.location.rawValue])
         table.append(["accuracy", permissions.accuracy.rawValue])
