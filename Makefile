@@ -30,12 +30,17 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	scripts/run-tests.sh
+	scripts/fuzz-core.sh 10
+	scripts/fuzz-api.sh "$$($(SWIFT) build --show-bin-path)/remindd"
 
 # The long reliability runs (RELIABILITY.md): 20 rounds of kill -9 under load, a webhook and
-# exec outage of two minutes with memory sampled, and the fuzzers for longer.
+# exec outage of two minutes with memory sampled, libFuzzer for 5 minutes and schemathesis
+# with 1,000 cases per operation.
 soak: deps
 	$(SWIFT) build --build-tests
 	REMINDD_SOAK=1 scripts/run-tests.sh --filter "CrashUnderLoadTests|OutageSoakTests"
+	scripts/fuzz-core.sh 300
+	scripts/fuzz-api.sh "$$($(SWIFT) build --show-bin-path)/remindd" 1000
 
 # Installs the stripped release binaries with their Swift runtime libraries, the units,
 # the sysusers entry, the journald catalog, the default configuration and completions.

@@ -45,10 +45,14 @@ enum Listeners {
         let readiness = Readiness(expected: expected, runtime: runtime)
         let serverLogger = Logger(label: "remindd.http")
         var services: [any Service] = []
+        // Each listener has its own limits (HTTPLimits): slow or oversized clients of one are cut
+        // off without starving the other.
         let unix = Application(
             responder: APIResponder(runtime: runtime, access: .unixSocket(daemonUID: getuid(), socketGID: getgid())),
+            server: .http1(configuration: HTTPLimits.http1),
             configuration: ApplicationConfiguration(
-                address: .unixDomainSocket(path: socketPath), serverName: "remindd"),
+                address: .unixDomainSocket(path: socketPath), serverName: "remindd",
+                availableConnectionsDelegate: HTTPLimits.connectionCap(logger: serverLogger)),
             onServerRunning: { _ in
                 // Hummingbird creates the socket with the umask's mode: set DESIGN's 0660.
                 chmod(socketPath, 0o660)
@@ -59,8 +63,10 @@ enum Listeners {
         if let tcp = configuration.listen.tcpAddress, let token {
             let app = Application(
                 responder: APIResponder(runtime: runtime, access: .bearer(token: token)),
+                server: .http1(configuration: HTTPLimits.http1),
                 configuration: ApplicationConfiguration(
-                    address: .hostname(tcp.host, port: tcp.port), serverName: "remindd"),
+                    address: .hostname(tcp.host, port: tcp.port), serverName: "remindd",
+                    availableConnectionsDelegate: HTTPLimits.connectionCap(logger: serverLogger)),
                 onServerRunning: { _ in readiness.listenerRunning("tcp \(tcp.host):\(tcp.port)") },
                 logger: serverLogger)
             services.append(app)

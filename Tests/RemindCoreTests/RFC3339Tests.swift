@@ -78,6 +78,19 @@ struct RFC3339Tests {
         #expect(RFC3339.parse("1969-12-31T23:59:59.999Z") == Date(unixMilliseconds: -1))
     }
 
+    /// An offset (or rounding) that carries an instant out of the four-digit years is refused,
+    /// and formatting never traps on such an instant computed later: a report observed at
+    /// `0000-01-01T00:00:00+00:01` used to stop the daemon when its status was written.
+    @Test func instantsOutsideFourDigitYearsAreRefused() {
+        #expect(RFC3339.parse("0000-01-01T00:00:00+00:01") == nil)
+        #expect(RFC3339.parse("9999-12-31T23:59:59-00:01") == nil)
+        #expect(RFC3339.parse("9999-12-31T23:59:59.9999Z") == nil)
+        #expect(RFC3339.parse("0000-01-01T00:00:00Z").map(RFC3339.format) == "0000-01-01T00:00:00Z")
+        #expect(RFC3339.parse("9999-12-31T23:59:59.999Z").map(RFC3339.format) == "9999-12-31T23:59:59.999Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: -62_167_219_201)) == "-0001-12-31T23:59:59Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00Z")
+    }
+
     /// For random millisecond instants from 1900 to 2100, formatting agrees with Foundation's
     /// Gregorian calendar and parsing gives the instant back.
     @Test func randomMillisecondInstantsRoundTrip() {

@@ -25,7 +25,8 @@ extension ReminderPolicy {
         var suppressed = false
 
         if let wake = reminderWakeAt(record, daemonStartedAt: daemonStartedAt), wake <= now,
-            let due = reminderDueAt(record), let permissions = record.permissions, var episode = record.openEpisode
+            let due = reminderDueAt(record)?.millisecondPrecision, let permissions = record.permissions,
+            var episode = record.openEpisode
         {
             if permissions.notifications.isDeliverable {
                 let sequence = episode.deliveries.count + 1
@@ -55,7 +56,10 @@ extension ReminderPolicy {
             // interval boundary that has passed, not one per missed interval.
             let elapsed = now.timeIntervalSince(record.lastReportAt)
             let intervals = (elapsed / TimeInterval(interval)).rounded(.down)
+            // Rounded like every stored instant: far from 1970 the sum is not a whole
+            // millisecond, and the file would read back as another instant.
             let boundary = record.lastReportAt.addingTimeInterval(intervals * TimeInterval(interval))
+                .millisecondPrecision
             record.lastHeartbeatAt = boundary
             events.append(
                 .heartbeat(

@@ -39,14 +39,18 @@ public enum RFC3339 {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `value` in at least `width` digits. Only a year can fall outside them: `parse` admits
+    /// none outside 0000–9999, but an instant computed from one (a due date) may; it is written
+    /// in ISO 8601's expanded form (`-0001`, `10000`) rather than trapping.
     private static func appendDigits(_ bytes: inout [UInt8], _ value: Int, width: Int) {
-        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
-        var rest = value
-        for position in stride(from: width - 1, through: 0, by: -1) {
-            digits[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var digits: [UInt8] = []
+        var rest = value.magnitude
+        repeat {
+            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
             rest /= 10
-        }
-        bytes.append(contentsOf: digits)
+        } while rest > 0 || digits.count < width
+        bytes.append(contentsOf: digits.reversed())
     }
 
     /// Parses an RFC 3339 date-time (`T` or `t`, `Z`, `z` or a `±HH:MM` offset, any number of
@@ -112,9 +116,18 @@ public enum RFC3339 {
         guard index == bytes.count else { return nil }
         let days = CivilDate.toDays(year: year, month: month, day: day)
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
-        let milliseconds = Int64((fraction * 1000).rounded())
-        return Date(timeIntervalSince1970: Double(seconds * 1000 + milliseconds) / 1000)
+        let milliseconds = seconds * 1000 + Int64((fraction * 1000).rounded())
+        // The offset (or rounding) can carry an instant out of the four-digit years:
+        // `0000-01-01T00:00:00+00:01` is in year -1 in UTC, which `format` cannot write as
+        // RFC 3339. Such an instant is refused here rather than stored and echoed back.
+        guard validMilliseconds.contains(milliseconds) else { return nil }
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
+
+    /// 0000-01-01T00:00:00Z up to 9999-12-31T23:59:59.999Z, in Unix milliseconds.
+    static let validMilliseconds: Range<Int64> =
+        CivilDate.toDays(year: 0, month: 1, day: 1) * 86_400_000..<CivilDate.toDays(year: 10_000, month: 1, day: 1)
+        * 86_400_000
 }
 
 /// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01), after

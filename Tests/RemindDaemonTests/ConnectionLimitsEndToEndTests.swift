@@ -1,0 +1,153 @@
+import Foundation
+import RemindClient
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Hostile clients against the real binary: slowloris connections and oversized requests are
+/// cut off by the daemon's connection limits (`HTTPLimits`) while other clients are served.
+@Suite(.serialized)
+struct ConnectionLimitsEndToEndTests {
+    /// The daemon's idle timeout (`HTTPLimits.idleTimeout`), plus the slack a loaded machine
+    /// needs before the close is seen.
+    static let closeDeadline: Duration = .seconds(10 + 15)
+
+    /// A hundred clients that each send half a request head and then one more byte a second
+    /// never complete a request: a normal client is still answered at once, and the daemon
+    /// closes every slow one after its idle timeout although they keep sending.
+    @Test func slowHeaderClientsDoNotStarveOthersAndAreClosed() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let opened = ContinuousClock.now
+        let slow = try (0..<100).map { _ in try RawConnection(socketPath: daemon.socketPath) }
+        for connection in slow {
+            #expect(connection.write("GET /v1/status HTTP/1.1\r\nHost: localhost\r\nX-Slow: "))
+        }
+        let started = ContinuousClock.now
+        let answered = try daemon.client.send("GET", "/v1/status")
+        #expect(answered.status == 200)
+        #expect(ContinuousClock.now - started < .seconds(5), "a normal client waited for the slow ones")
+
+        // Trickle a byte a second into every open slow connection until the daemon closed
+        // them all (bounded: each wait is a poll with a one-second timeout).
+        let deadline = opened + Self.closeDeadline
+        var open = Array(slow.indices)
+        var servedMeanwhile = 0
+        while !open.isEmpty, ContinuousClock.now < deadline {
+            open.removeAll { index in
+                slow[index].isClosed() || !slow[index].write("a")
+            }
+            guard !open.isEmpty else { break }
+            if slow[open[0]].isClosed(within: .seconds(1)) { continue }
+            if try daemon.client.send("GET", "/v1/status").status == 200 { servedMeanwhile += 1 }
+        }
+        #expect(open.isEmpty, "\(open.count) slow connections still open after \(Self.closeDeadline)")
+        #expect(ContinuousClock.now - opened >= .seconds(9), "slow connections were closed before the idle timeout")
+        #expect(servedMeanwhile > 0)
+        #expect(try daemon.client.send("GET", "/v1/status").status == 200)
+        #expect(daemon.stop() == 0)
+    }
+
+    /// With a descriptor limit of 256 a listener holds at most 64 connections: a client beyond
+    /// them is not refused but waits in the backlog, and is answered once the idle timeout
+    /// frees a slot. (72 idle ones: NIO may accept a few past the cap in one read.)
+    @Test func clientBeyondTheConnectionCapWaitsForAFreeSlot() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start(launcher: ["/usr/bin/prlimit", "--nofile=256:256", "--"])
+        let opened = ContinuousClock.now
+        let idle = try (0..<72).map { _ in try RawConnection(socketPath: daemon.socketPath) }
+        let answered = try daemon.client.send("GET", "/v1/status")
+        let waited = ContinuousClock.now - opened
+        #expect(answered.status == 200)
+        #expect(waited >= .seconds(5), "answered after \(waited) although every slot was taken")
+        #expect(waited < Self.closeDeadline)
+        // The slot came from the idle timeout: the first connection, which held one, is closed.
+        #expect(idle[0].isClosed(within: .seconds(2)))
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A client that sends a complete request and then stays silent on a kept-alive connection
+    /// is closed after the idle timeout as well.
+    @Test func idleKeepAliveConnectionIsClosed() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let connection = try RawConnection(socketPath: daemon.socketPath)
+        connection.write("GET /v1/status HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let (bytes, closed) = connection.readUntilClosed(deadline: .now + Self.closeDeadline)
+        #expect(RawConnection.status(of: bytes) == 200)
+        #expect(closed, "an idle keep-alive connection stayed open")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A request head over the header limit is refused (400 or 431) or cut off, nothing is
+    /// stored, and the daemon keeps serving.
+    @Test func oversizedHeaderIsCutOff() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let heads = [
+            // One header of 32 KiB.
+            "POST /v1/users/big/reports HTTP/1.1\r\nHost: localhost\r\nX-Big: "
+                + String(repeating: "a", count: 32 * 1024) + "\r\nContent-Length: 25\r\n\r\n",
+            // Many small headers, 40 KiB in all.
+            "POST /v1/users/big/reports HTTP/1.1\r\nHost: localhost\r\n"
+                + (0..<1000).map { "X-H\($0): " + String(repeating: "b", count: 32) + "\r\n" }.joined()
+                + "Content-Length: 25\r\n\r\n",
+            // A request line of 20 KiB.
+            "GET /v1/users/" + String(repeating: "c", count: 20 * 1024) + " HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        ]
+        for head in heads {
+            let connection = try RawConnection(socketPath: daemon.socketPath)
+            // The daemon may close while the head is still being written: that is a cut-off too.
+            if connection.write(head) { connection.write(#"{"location":"whileInUse"}"#) }
+            let (bytes, closed) = connection.readUntilClosed(deadline: .now + Self.closeDeadline)
+            let status = RawConnection.status(of: bytes)
+            #expect(
+                status == nil || status == 400 || status == 431,
+                "answered \(status ?? 0) to a \(head.utf8.count)-byte head")
+            #expect(closed, "the connection stayed open after an oversized head")
+        }
+        #expect(try daemon.client.send("GET", "/v1/users/big").status == 404)
+        #expect(try daemon.client.send("GET", "/v1/status").status == 200)
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A body over the 64 KiB limit is a 413 problem, announced (Content-Length) or not
+    /// (chunked); nothing is stored and the daemon keeps serving.
+    @Test func oversizedBodyIsRefused() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let padding = String(repeating: " ", count: 70 * 1024)
+        let body = #"{"location":"whileInUse"}"# + padding
+        let announced = try daemon.client.send("POST", "/v1/users/big/reports", body: Array(body.utf8))
+        #expect(announced.status == 413)
+        #expect(announced.headers["content-type"] == "application/problem+json")
+
+        let connection = try RawConnection(socketPath: daemon.socketPath)
+        connection.write(
+            "POST /v1/users/big/reports HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n"
+        )
+        for chunk in stride(from: 0, to: body.utf8.count, by: 8 * 1024) {
+            let part = Array(body.utf8)[chunk..<min(chunk + 8 * 1024, body.utf8.count)]
+            guard connection.write(String(part.count, radix: 16) + "\r\n"), connection.write(part),
+                connection.write("\r\n")
+            else { break }
+        }
+        connection.write("0\r\n\r\n")
+        let (bytes, _) = connection.readUntilClosed(deadline: .now + Self.closeDeadline)
+        #expect(RawConnection.status(of: bytes) == 413)
+
+        // A client that announces a huge body and sends it slowly is cut off too.
+        let slowBody = try RawConnection(socketPath: daemon.socketPath)
+        slowBody.write("POST /v1/users/big/reports HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10000000\r\n\r\n{")
+        let (slowBytes, slowClosed) = slowBody.readUntilClosed(deadline: .now + Self.closeDeadline)
+        #expect(RawConnection.status(of: slowBytes) == 413)
+        #expect(slowClosed)
+
+        #expect(try daemon.client.send("GET", "/v1/users/big").status == 404)
+        #expect(try daemon.client.send("GET", "/v1/status").status == 200)
+        #expect(daemon.stop() == 0)
+    }
+}
