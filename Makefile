@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 RELEASE_FLAGS = -c release
 
-.PHONY: all build release run test deps format clean install uninstall completions soak
+.PHONY: all build release run test deps format clean install uninstall completions soak bench
 
 all: build
 
@@ -59,6 +59,11 @@ completions: build
 	"$$bin/remindctl" --generate-completion-script bash >$(COMPLETIONS_DIR)/remindctl && \
 	"$$bin/remindctl" --generate-completion-script zsh >$(COMPLETIONS_DIR)/_remindctl && \
 	"$$bin/remindctl" --generate-completion-script fish >$(COMPLETIONS_DIR)/remindctl.fish
+
+# remindd beside its peers (Redis, nginx, APScheduler) on this machine, one table of ratios;
+# W=1,3 runs a subset, USERS=100000 a smaller one (see Benchmarks/README.md).
+bench: release
+	Benchmarks/bench.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
 format:
 	$(SWIFT) format --in-place --recursive --parallel Sources Tests Package.swift

@@ -51,6 +51,10 @@ struct ScheduleIndex {
         return due
     }
 
+    mutating func reserveCapacity(_ capacity: Int) {
+        wakes.reserveCapacity(capacity)
+    }
+
     mutating func rebuild() {
         heap = Heap(wakes.map { Entry(wake: $0.value, userID: $0.key) })
     }

@@ -36,7 +36,7 @@ extension StateStore {
         }
         guard let segment else { return }
         let contents = Snapshot(
-            segment: segment, schedules: Array(schedules.values),
+            segment: segment, schedules: schedules.values,
             events: outbox.ordered.map { ($0.event, Array($0.remaining)) }, deadLetters: deadLetters)
         let directory = self.directory
         try await Self.runBlocking { () throws(StoreError) in

@@ -94,9 +94,9 @@ extension StateStore {
     /// Reminders due before `dueBefore` (all when nil), soonest first, at most `limit`.
     public func pendingReminders(dueBefore: Date?, limit: Int) -> [PendingReminder] {
         var pending: [PendingReminder] = []
-        for schedule in schedules.values {
-            guard let due = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt) else { continue }
-            if let dueBefore, due >= dueBefore { continue }
+        schedules.forEach { schedule in
+            guard let due = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt) else { return }
+            if let dueBefore, due >= dueBefore { return }
             pending.append(
                 PendingReminder(
                     userID: schedule.userID, dueAt: due, sequence: schedule.deliveredCount + 1,
@@ -109,7 +109,7 @@ extension StateStore {
     public func statistics() -> StoreStatistics {
         var statistics = StoreStatistics()
         statistics.users = schedules.count
-        for schedule in schedules.values {
+        schedules.forEach { schedule in
             if schedule.episodeStartedAt != nil { statistics.openEpisodes += 1 }
             if let due = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt) {
                 statistics.pendingReminders += 1
@@ -131,8 +131,8 @@ extension StateStore {
     public func setPolicy(_ policy: ReminderPolicy) {
         self.policy = policy
         index.removeAll()
-        for (userID, schedule) in schedules {
-            index.set(userID, wake: policy.nextWakeAt(schedule, daemonStartedAt: daemonStartedAt))
+        schedules.forEach { schedule in
+            index.set(schedule.userID, wake: policy.nextWakeAt(schedule, daemonStartedAt: daemonStartedAt))
         }
         scheduleChanged.signal()
     }

@@ -43,7 +43,7 @@ public actor StateStore {
     public internal(set) var policy: ReminderPolicy
     public nonisolated let summary: OpenSummary
 
-    var schedules: [UserID: UserSchedule]
+    var schedules: ScheduleTable
     var index = ScheduleIndex()
     var cache: [UserID: UserRecord] = [:]
     /// Users whose record changed since their file was last written, with a version that
@@ -87,7 +87,7 @@ public actor StateStore {
         let journal = options.directory + "/journal"
         var outbox = Outbox(sinks: options.sinks)
         var deadLetters: [DeadLetter] = []
-        var schedules: [UserID: UserSchedule] = [:]
+        var schedules = ScheduleTable()
         var firstSegment: UInt64 = 0
         var fromSnapshot = false
         if let bytes = try FileIO.read(options.directory + "/" + Snapshot.outboxFileName),
@@ -156,8 +156,9 @@ public actor StateStore {
             users: schedules.count, fromSnapshot: fromSnapshot, replayedEntries: replayed,
             pendingEvents: outbox.entries.count)
         var index = ScheduleIndex()
-        for (userID, schedule) in schedules {
-            index.set(userID, wake: policy.nextWakeAt(schedule, daemonStartedAt: now))
+        index.reserveCapacity(schedules.count)
+        schedules.forEach { schedule in
+            index.set(schedule.userID, wake: policy.nextWakeAt(schedule, daemonStartedAt: now))
         }
         self.index = index
     }

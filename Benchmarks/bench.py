@@ -1,0 +1,556 @@
+#!/usr/bin/env python3
+"""remindd's benchmark harness (`make bench`, via Benchmarks/bench.sh).
+
+Runs remindd and its peers side by side on this machine, in this run, and prints one table of
+ratios: absolute numbers drift on shared machines, the ratios are what counts. Python only
+orchestrates (starts servers, waits for READY=1, reads /proc, prints); the load comes from
+loadgen (C), redis-benchmark and remindd itself.
+
+Environment (all optional):
+  W=1,2,3,4,5      workloads to run (default all)
+  USERS=1000000    users on disk for W2, W3 and W4
+  W1_USERS=100000  users W1 reports about;  DURATION=10  W1's seconds;  CONNS=64  clients
+  APS_JOBS=100000  APScheduler's jobs (W2's peer)
+  W2_TIMEOUT=0     give up W2 after this many seconds and report the rate so far (0: never)
+  W5_USERS=10000   reminders of W5, spread over W5_SPREAD=10 seconds
+  KEEP=1           keep the temp directory (for debugging)
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+BIN = os.path.abspath(sys.argv[1])
+LOADGEN = sys.argv[2]
+HERE = os.path.dirname(os.path.abspath(__file__))
+ENV = os.environ
+WORKLOADS = {int(w) for w in ENV.get("W", "1,2,3,4,5").split(",") if w.strip()}
+USERS = int(ENV.get("USERS", 1_000_000))
+W1_USERS = int(ENV.get("W1_USERS", 100_000))
+SECONDS = int(ENV.get("DURATION", 10))
+CONNS = int(ENV.get("CONNS", 64))
+APS_JOBS = int(ENV.get("APS_JOBS", 100_000))
+W2_TIMEOUT = float(ENV.get("W2_TIMEOUT", 0))
+W5_USERS = int(ENV.get("W5_USERS", 10_000))
+W5_SPREAD = int(ENV.get("W5_SPREAD", 10))
+# A realistic stored user state of about 300 bytes: what a peer stores per user.
+USER_JSON = json.dumps({
+    "userID": "u-000042", "permissions": {
+        "location": "whileInUse", "accuracy": "full", "locationServices": True,
+        "notifications": "authorized", "observedAt": "2026-11-22T10:00:00.000Z",
+        "timeZone": "Europe/Berlin"},
+    "errors": ["locationNotAuthorizedAlways"], "alwaysAccess": False,
+    "episode": {"startedAt": "2026-11-22T10:00:00.000Z", "remindersDelivered": 0},
+    "nextReminderAt": "2026-11-29T10:00:00.000Z", "reportCount": 3}, separators=(",", ":"))
+USER_JSON = USER_JSON + " " * max(0, 300 - len(USER_JSON))
+
+TMP = tempfile.mkdtemp(prefix="remindd-bench.")
+processes = []  # every server this run started: stopped by PID at the end
+results = []    # table rows
+notes = []
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def start(argv, **kwargs):
+    process = subprocess.Popen(argv, **kwargs)
+    processes.append(process)
+    return process
+
+
+def stop(process, timeout=600):
+    """SIGTERM, then SIGKILL after `timeout`; only processes this script started."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    if process in processes:
+        processes.remove(process)
+
+
+def parse_pairs(text):
+    words = text.split()
+    return {words[i]: float(words[i + 1]) for i in range(0, len(words) - 1, 2) if re.match(r"^-?[\d.]+$", words[i + 1])}
+
+
+def loadgen(*args):
+    output = subprocess.run([LOADGEN, *map(str, args)], capture_output=True, text=True)
+    if output.returncode not in (0,) and not output.stdout:
+        raise RuntimeError(f"loadgen {args[0]} failed: {output.stderr.strip()}")
+    return parse_pairs(output.stdout)
+
+
+def http(path, sock, method="GET"):
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.connect(sock)
+    client.sendall(f"{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode())
+    data = b""
+    while True:
+        chunk = client.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = re.search(rb"(?i)content-length:\s*(\d+)", head)
+        if length and len(body) >= int(length.group(1)):
+            break
+    client.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def rss_bytes(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def drop_caches():
+    os.sync()
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as control:
+            control.write("3\n")
+        return True
+    except OSError as error:
+        notes.append(f"could not drop the page cache ({error}): W4 ran warm")
+        return False
+
+
+class Remindd:
+    """One remindd process on a state directory, with a file sink and READY=1 from NOTIFY_SOCKET."""
+
+    def __init__(self, name, delay=604800, state=None, sink=None):
+        self.dir = os.path.join(TMP, name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.state = state or os.path.join(self.dir, "state")
+        self.sink = sink or os.path.join(self.dir, "events.jsonl")
+        self.socket = os.path.join(self.dir, "remindd.sock")
+        self.delay = delay
+        self.process = None
+
+    def start(self, strace=None):
+        config = {"notification": {"notificationTriggerDelay": self.delay},
+                  "stateDirectory": self.state, "listen": {"socket": self.socket},
+                  "sinks": [{"type": "file", "path": self.sink}]}
+        path = os.path.join(self.dir, "remindd.json")
+        with open(path, "w") as file:
+            json.dump(config, file)
+        notify_path = os.path.join(self.dir, "notify.sock")
+        if os.path.exists(notify_path):
+            os.unlink(notify_path)
+        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        notify.bind(notify_path)
+        env = dict(os.environ, NOTIFY_SOCKET=notify_path)
+        argv = [os.path.join(BIN, "remindd"), "--config", path]
+        if strace:
+            argv = ["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=open,openat", "-o", strace, *argv]
+        started = time.monotonic()
+        self.log = open(os.path.join(self.dir, "remindd.log"), "ab")
+        self.process = start(argv, env=env, stdout=self.log, stderr=self.log)
+        notify.settimeout(1)
+        while True:
+            try:
+                message = notify.recv(4096).decode()
+            except socket.timeout:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"remindd exited with {self.process.returncode}; see {self.dir}/remindd.log")
+                continue
+            if "READY=1" in message.split("\n"):
+                break
+        ready = time.monotonic() - started
+        notify.close()
+        self.traced_pid = None
+        if strace:
+            with open(f"/proc/{self.process.pid}/task/{self.process.pid}/children") as file:
+                self.traced_pid = int(file.read().split()[0])
+        self.started = started
+        return ready
+
+    @property
+    def pid(self):
+        return self.traced_pid or self.process.pid
+
+    def status(self):
+        code, body = http("/v1/status", self.socket)
+        return json.loads(body) if code == 200 else {}
+
+    def stop(self):
+        if self.traced_pid:
+            # Under strace: end remindd itself (by its PID); strace then exits.
+            os.kill(self.traced_pid, signal.SIGTERM)
+        stop(self.process)
+        self.log.close()
+
+
+def add(workload, metric, ours, peer_name, peer, ratio, goal, met):
+    results.append((workload, metric, ours, peer_name, peer, ratio, goal, met))
+
+
+def fmt(value, unit=""):
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return value
+    if abs(value) >= 100:
+        return f"{value:,.0f}{unit}"
+    return f"{value:.2f}{unit}"
+
+
+# ---------------------------------------------------------------- peers
+
+def start_redis(name, durable):
+    directory = os.path.join(TMP, name)
+    os.makedirs(directory)
+    sock = os.path.join(directory, "redis.sock")
+    argv = ["redis-server", "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
+            "--dir", directory, "--save", "", "--daemonize", "no", "--logfile", os.path.join(directory, "log")]
+    if durable:
+        argv += ["--appendonly", "yes", "--appendfsync", "always"]
+    process = start(argv)
+    for _ in range(100):
+        if os.path.exists(sock):
+            break
+        time.sleep(0.05)
+    return process, sock
+
+
+def redis_benchmark(sock, count, *command):
+    output = subprocess.run(
+        ["redis-benchmark", "-s", sock, "-c", str(CONNS), "-n", str(count), "-r", str(W1_USERS), "--csv", *command],
+        capture_output=True, text=True, check=True).stdout
+    rows = [line for line in output.splitlines() if line.startswith('"') and not line.startswith('"test"')]
+    # The test's name (the command, with the JSON's commas) comes first: count from the end.
+    fields = [field.strip('"') for field in rows[-1].rsplit(",", 7)]
+    # "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+    return {"rate": float(fields[1]), "p50": float(fields[4]), "p99": float(fields[6])}
+
+
+def redis_cli(sock, *command):
+    return subprocess.run(["redis-cli", "-s", sock, *command], capture_output=True, text=True, check=True).stdout
+
+
+def start_nginx():
+    directory = os.path.join(TMP, "nginx")
+    os.makedirs(directory)
+    sock = os.path.join(directory, "nginx.sock")
+    config = os.path.join(directory, "nginx.conf")
+    with open(config, "w") as file:
+        file.write(f"""
+worker_processes auto;
+pid {directory}/nginx.pid;
+error_log {directory}/error.log;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    client_body_temp_path {directory}/body;
+    proxy_temp_path {directory}/proxy;
+    fastcgi_temp_path {directory}/fastcgi;
+    uwsgi_temp_path {directory}/uwsgi;
+    scgi_temp_path {directory}/scgi;
+    keepalive_requests 100000000;
+    keepalive_timeout 300s;
+    server {{
+        listen unix:{sock};
+        location / {{ return 204; }}
+    }}
+}}
+""")
+    process = start(["nginx", "-p", directory, "-c", config, "-g", "daemon off;"], stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        if os.path.exists(sock):
+            break
+        time.sleep(0.05)
+    return process, sock
+
+
+# ---------------------------------------------------------------- workloads
+
+def w1():
+    ours = {}
+    for mix, change in (("a", 10), ("b", 100)):
+        daemon = Remindd(f"w1{mix}")
+        daemon.start()
+        seed = loadgen("seed", daemon.socket, CONNS, W1_USERS, "u", "whileInUse")
+        log(f"W1 {mix}: seeded {W1_USERS} users at {seed.get('rate', 0):,.0f}/s")
+        ours[mix] = loadgen("run", daemon.socket, CONNS, SECONDS, W1_USERS, change, "u", "whileInUse")
+        log(f"W1 {mix}: {ours[mix]}")
+        daemon.stop()
+    redis, sock = start_redis("redis-w1", durable=True)
+    probe = redis_benchmark(sock, 20000, "HSET", "user:__rand_int__", "state", USER_JSON)
+    peer = redis_benchmark(sock, max(20000, int(probe["rate"] * SECONDS)), "HSET", "user:__rand_int__", "state",
+                           USER_JSON)
+    log(f"W1 redis (appendfsync always): {peer}")
+    stop(redis)
+    nginx, sock = start_nginx()
+    floor = loadgen("run", sock, CONNS, SECONDS, W1_USERS, 10)
+    log(f"W1 nginx 204: {floor}")
+    stop(nginx)
+    a, b = ours["a"], ours["b"]
+    add("W1b ingest, 100% changes", "reports/s", fmt(b["rate"]), "Redis HSET always", fmt(peer["rate"]),
+        b["rate"] / peer["rate"], "≥ 1.5", b["rate"] >= 1.5 * peer["rate"])
+    add("W1b latency p50 / p99", "ms", f"{b['p50']:.2f} / {b['p99']:.2f}", "Redis HSET always",
+        f"{peer['p50']:.2f} / {peer['p99']:.2f}", b["p99"] / peer["p99"] if peer["p99"] else None, "(p99 ratio)", None)
+    add("W1a ingest, 10% changes", "reports/s", fmt(a["rate"]), "nginx 204", fmt(floor["rate"]),
+        a["rate"] / floor["rate"], "≥ 0.25", a["rate"] >= 0.25 * floor["rate"])
+    add("W1a latency p50 / p99", "ms", f"{a['p50']:.2f} / {a['p99']:.2f}", "nginx 204",
+        f"{floor['p50']:.2f} / {floor['p99']:.2f}", a["p99"] / floor["p99"] if floor["p99"] else None,
+        "(p99 ratio)", None)
+    errors = a["errors"] + b["errors"]
+    if errors:
+        notes.append(f"W1: {errors:.0f} remindd requests failed")
+
+
+def seed_million():
+    """USERS users, each with an open episode, generated through remindd's own API and code."""
+    daemon = Remindd("big")
+    daemon.start()
+    began = time.monotonic()
+    seed = loadgen("seed", daemon.socket, CONNS, USERS, "u", "whileInUse")
+    log(f"seeded {USERS:,} users in {time.monotonic() - began:.0f} s ({seed.get('rate', 0):,.0f}/s)")
+    if seed.get("errors"):
+        raise RuntimeError(f"seeding failed: {seed}")
+    stopping = time.monotonic()
+    daemon.stop()
+    log(f"remindd stopped (final checkpoint and snapshot) in {time.monotonic() - stopping:.0f} s")
+    return daemon.state
+
+
+def w3(state, empty_rss):
+    daemon = Remindd("w3", state=state)
+    daemon.start()
+    time.sleep(3)
+    status = daemon.status()
+    rss = rss_bytes(daemon.pid)
+    daemon.stop()
+    users = status.get("users", 0)
+    pending = status.get("pendingReminders", 0)
+    per_user = rss / max(users, 1)
+    log(f"W3 remindd: {users:,} users, {pending:,} pending, RSS {rss / 2**20:.0f} MiB "
+        f"(empty daemon {empty_rss / 2**20:.0f} MiB)")
+    redis, sock = start_redis("redis-w3", durable=False)
+    base = int(re.search(r"used_memory:(\d+)", redis_cli(sock, "info", "memory")).group(1))
+    pipe = os.path.join(TMP, "redis-w3", "fill.resp")
+
+    def resp(*args):
+        return f"*{len(args)}\r\n" + "".join(f"${len(a.encode())}\r\n{a}\r\n" for a in args)
+
+    with open(pipe, "w") as file:
+        for i in range(users):
+            file.write(resp("HSET", f"u{i}", "state", USER_JSON))
+    subprocess.run(f"redis-cli -s {sock} --pipe < {pipe}", shell=True, check=True, capture_output=True)
+    hashed = int(re.search(r"used_memory:(\d+)", redis_cli(sock, "info", "memory")).group(1))
+    with open(pipe, "w") as file:
+        for i in range(users):
+            file.write(resp("ZADD", "due", str(1_795_000_000_000 + i), f"u{i}"))
+    subprocess.run(f"redis-cli -s {sock} --pipe < {pipe}", shell=True, check=True, capture_output=True)
+    zset = int(re.search(r"used_memory:(\d+)", redis_cli(sock, "info", "memory")).group(1))
+    stop(redis)
+    per_hash = (hashed - base) / users
+    per_member = (zset - hashed) / users
+    log(f"W3 redis: {per_hash:.0f} B per HSET of 300 B JSON, {per_member:.0f} B per ZSET member")
+    add("W3 memory per user (RSS / users)", "bytes", fmt(per_user), "Redis HSET + ZSET member",
+        fmt(per_hash + per_member), per_user / (per_hash + per_member), "≤ 300 B", per_user <= 300)
+    add("W3 memory per user (RSS − empty)", "bytes", fmt((rss - empty_rss) / max(users, 1)),
+        "Redis HSET / ZSET", f"{per_hash:.0f} / {per_member:.0f}", None, "", None)
+    if pending != users:
+        notes.append(f"W3: {pending:,} of {users:,} users had a pending reminder")
+
+
+def w4(state):
+    snapshot = os.path.join(state, "snapshot.tsv")
+    size = os.path.getsize(snapshot) if os.path.exists(snapshot) else 0
+    cold = drop_caches()
+    daemon = Remindd("w4", state=state)
+    ready = daemon.start()
+    with open(f"/proc/{daemon.pid}/io") as file:
+        io = {line.split(":")[0]: int(line.split(":")[1]) for line in file}
+    users = daemon.status().get("users", 0)
+    daemon.stop()
+    log(f"W4: READY in {ready:.2f} s ({'cold' if cold else 'warm'}), {users:,} users; read {io['rchar'] / 2**20:.0f} MiB "
+        f"(disk {io['read_bytes'] / 2**20:.0f} MiB), snapshot.tsv {size / 2**20:.0f} MiB")
+    # Which files does start-up open? strace counts opens under users/ (timing not used).
+    trace = os.path.join(TMP, "w4.strace")
+    traced = Remindd("w4-strace", state=state)
+    traced.start(strace=trace)
+    traced.stop()
+    opened = 0
+    with open(trace) as file:
+        for line in file:
+            if "/users/" in line and ".json" in line:
+                opened += 1
+    log(f"W4: start-up opened {opened} user files")
+    add("W4 cold start to READY=1", "s", f"{ready:.2f}", "—", "—", None, "≤ 5 s", ready <= 5)
+    add("W4 user files opened before READY", "files", f"{opened:,}", "—", "—", None, "0 (snapshot)", opened == 0)
+    if users != USERS:
+        notes.append(f"W4: the daemon came up with {users:,} users, not {USERS:,}")
+
+
+def apscheduler_peer():
+    output = subprocess.run([sys.executable, os.path.join(HERE, "apscheduler_peer.py"), str(APS_JOBS)],
+                            capture_output=True, text=True, check=True).stdout
+    return parse_pairs(output)
+
+
+def w2(state):
+    daemon = Remindd("w2", delay=1, state=state)
+    with open(daemon.sink, "w"):
+        pass
+    daemon.start()
+    lines, unique, position, partial = 0, set(), 0, b""
+    delivered, last_status, done_at = 0, 0.0, None
+    while True:
+        with open(daemon.sink, "rb") as file:
+            file.seek(position)
+            chunk = file.read()
+        position += len(chunk)
+        parts = (partial + chunk).split(b"\n")
+        partial = parts.pop()
+        for line in parts:
+            match = re.search(rb'"id":"([^"]+)"', line)
+            if match:
+                unique.add(match.group(1))
+            lines += 1
+        now = time.monotonic()
+        # /v1/status counts every user on the store's actor: ask rarely while the sink fills.
+        if now - last_status > 10 or lines >= USERS:
+            delivered = daemon.status().get("delivered", 0)
+            last_status = now
+            log(f"W2: {lines:,} events in the sink, {delivered:,} recorded delivered")
+        if lines >= USERS and delivered >= USERS:
+            done_at = time.monotonic()
+            break
+        if W2_TIMEOUT and now - daemon.started > W2_TIMEOUT:
+            break
+        time.sleep(0.2)
+    elapsed = (done_at or time.monotonic()) - daemon.started
+    daemon.stop()
+    rate = len(unique) / elapsed
+    peer = apscheduler_peer()
+    log(f"W2 APScheduler: {peer}")
+    complete = done_at is not None
+    label = fmt(rate) if complete else f"{fmt(rate)} (stopped at {len(unique):,}/{USERS:,})"
+    add("W2 fire: events/s into the file sink", "events/s", label, f"APScheduler 3 ({APS_JOBS:,} jobs)",
+        fmt(peer["rate"]), rate / peer["rate"], "≥ 10×", rate >= 10 * peer["rate"] and complete)
+    add("W2 time for all / lost", "s / events", f"{elapsed:.0f} / {USERS - len(unique) if complete else '?'}",
+        "APScheduler misfired", f"{peer['missed']:,.0f} of {APS_JOBS:,}", None, "0 lost",
+        complete and len(unique) == USERS)
+    if not complete:
+        notes.append(f"W2 stopped after {W2_TIMEOUT:.0f} s (W2_TIMEOUT) with {len(unique):,} of {USERS:,} events; "
+                     f"all would take about {USERS / rate:,.0f} s at this rate")
+
+
+def w5():
+    rows = {}
+    for label in ("idle", "load"):
+        daemon = Remindd(f"w5-{label}", delay=60)
+        with open(daemon.sink, "w"):
+            pass
+        daemon.start()
+        if label == "load":
+            # W1's users in a state with Always access, so the mix opens no episode due in the window.
+            loadgen("seed", daemon.socket, CONNS, W1_USERS, "u", "always")
+        first_due = int(time.time() * 1000) + 15_000
+        scheduled = loadgen("schedule", daemon.socket, CONNS, W5_USERS, first_due, W5_SPREAD * 1000, 60, "l")
+        if scheduled.get("errors"):
+            raise RuntimeError(f"W5 scheduling failed: {scheduled}")
+        watcher = start([LOADGEN, "watch", daemon.sink, str(W5_USERS), str(15 + W5_SPREAD + 60), "l"],
+                        stdout=subprocess.PIPE, text=True)
+        load = None
+        if label == "load":
+            wait = first_due / 1000 - time.time() - 3
+            if wait > 0:
+                time.sleep(wait)
+            load = start([LOADGEN, "run", daemon.socket, str(CONNS), str(W5_SPREAD + 6), str(W1_USERS), "10", "u",
+                          "always"], stdout=subprocess.PIPE, text=True)
+        output, _ = watcher.communicate()
+        processes.remove(watcher)
+        if load:
+            load_output, _ = load.communicate()
+            processes.remove(load)
+            log(f"W5 load alongside: {load_output.strip()}")
+        daemon.stop()
+        rows[label] = parse_pairs(output)
+        log(f"W5 {label}: {output.strip()}")
+    for label, goal in (("idle", 10), ("load", 100)):
+        row = rows[label]
+        add(f"W5 lateness {label} p50 / p99 / max", "ms",
+            f"{row['p50']:.0f} / {row['p99']:.0f} / {row['max']:.0f}", "—", "—", None, f"p99 ≤ {goal} ms",
+            row["p99"] <= goal and row["reminders"] == W5_USERS)
+        if row["reminders"] != W5_USERS:
+            notes.append(f"W5 {label}: only {row['reminders']:.0f} of {W5_USERS} reminders reached the sink in time")
+
+
+def machine():
+    model = "?"
+    with open("/proc/cpuinfo") as file:
+        for line in file:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} CPUs ({model}); "
+            f"Linux {os.uname().release}; {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB")
+
+
+def table():
+    header = ("workload", "unit", "remindd", "peer", "peer value", "ratio", "goal", "met")
+    rows = [header] + [
+        (w, m, o, pn, p, "—" if r is None else f"{r:.2f}", g, "—" if met is None else ("yes" if met else "NO"))
+        for (w, m, o, pn, p, r, g, met) in results]
+    print()
+    print(f"remindd benchmark, {machine()}")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---" for _ in header) + "|")
+    for row in rows[1:]:
+        print("| " + " | ".join(row) + " |")
+    for note in notes:
+        print(f"- {note}")
+
+
+def main():
+    log(f"remindd from {BIN}; temp directory {TMP}")
+    try:
+        if 1 in WORKLOADS:
+            w1()
+        if WORKLOADS & {2, 3, 4}:
+            empty = Remindd("empty")
+            empty.start()
+            time.sleep(1)
+            empty_rss = rss_bytes(empty.pid)
+            empty.stop()
+            state = seed_million()
+            if 3 in WORKLOADS:
+                w3(state, empty_rss)
+            if 4 in WORKLOADS:
+                w4(state)
+            if 2 in WORKLOADS:
+                w2(state)
+        if 5 in WORKLOADS:
+            w5()
+    except Exception as error:  # print what was measured before the failure
+        notes.append(f"run failed: {error}")
+        raise
+    finally:
+        for process in list(processes):
+            stop(process, timeout=120)
+        table()
+        if ENV.get("KEEP") == "1":
+            print(f"kept {TMP}", file=sys.stderr)
+        else:
+            shutil.rmtree(TMP, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

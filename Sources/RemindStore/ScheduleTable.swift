@@ -1,0 +1,124 @@
+import Foundation
+import RemindCore
+
+/// Every user's `UserSchedule`, packed: what the daemon keeps in memory for each of a million
+/// users, so its size is the daemon's size (`make bench` W3, goal ≤ 300 B per user).
+///
+/// A `[UserID: UserSchedule]` costs about 260 B per user at a million: the dictionary keeps
+/// 1.5–2 buckets per entry and each bucket holds the 16-byte key beside a 120-byte value with
+/// its optionals' padding. Here the dictionary maps an ID to a 4-byte row number, and the rows
+/// are 56-byte `Row`s in one array: dates as their exact `Double` (NaN for none), the time
+/// zone as a number in a table of the zones seen, the small fields in bytes. A schedule read
+/// back is equal to the one stored.
+struct ScheduleTable {
+    private struct Row {
+        var userID: UserID
+        var episodeStartedAt: Double
+        var lastDeliveredAt: Double
+        var lastReportAt: Double
+        var lastHeartbeatAt: Double
+        var deliveredCount: Int32
+        /// 0: none; else 1 + the index in `zones`.
+        var zone: UInt16
+        /// 0: none; else 1 + the index in `PermissionErrorType.allCases`.
+        var reason: UInt8
+        /// Bit 0: notifications deliverable; bit 1: suppressed.
+        var flags: UInt8
+    }
+
+    private var rows: [Row] = []
+    private var rowOf: [UserID: UInt32] = [:]
+    /// Rows of deleted users, reused before the array grows.
+    private var freeRows: [UInt32] = []
+    private var zones: [String] = []
+    private var zoneNumbers: [String: UInt16] = [:]
+
+    private static let reasons = PermissionErrorType.allCases
+
+    init() {}
+
+    var count: Int { rowOf.count }
+
+    mutating func reserveCapacity(_ capacity: Int) {
+        rows.reserveCapacity(capacity)
+        rowOf.reserveCapacity(capacity)
+    }
+
+    subscript(userID: UserID) -> UserSchedule? {
+        get { rowOf[userID].map { schedule(rows[Int($0)]) } }
+        set {
+            guard let newValue else {
+                if let row = rowOf.removeValue(forKey: userID) {
+                    freeRows.append(row)
+                    // Drop the ID's storage (a long ID is on the heap).
+                    rows[Int(row)].userID = Self.placeholder
+                }
+                return
+            }
+            let packed = pack(newValue)
+            if let row = rowOf[userID] {
+                rows[Int(row)] = packed
+            } else if let row = freeRows.popLast() {
+                rows[Int(row)] = packed
+                rowOf[userID] = row
+            } else {
+                precondition(rows.count < Int(UInt32.max), "too many users")
+                rowOf[userID] = UInt32(rows.count)
+                rows.append(packed)
+            }
+        }
+    }
+
+    /// Every schedule, in no particular order.
+    var values: [UserSchedule] {
+        var all: [UserSchedule] = []
+        all.reserveCapacity(count)
+        forEach { all.append($0) }
+        return all
+    }
+
+    /// Calls `body` with every schedule, in no particular order, without building an array.
+    func forEach(_ body: (UserSchedule) throws -> Void) rethrows {
+        for row in rowOf.values { try body(schedule(rows[Int(row)])) }
+    }
+
+    private static let placeholder = try! UserID("-")
+
+    private static func bits(_ date: Date?) -> Double { date?.timeIntervalSinceReferenceDate ?? .nan }
+    private static func date(_ bits: Double) -> Date? {
+        bits.isNaN ? nil : Date(timeIntervalSinceReferenceDate: bits)
+    }
+
+    private mutating func pack(_ schedule: UserSchedule) -> Row {
+        var zone: UInt16 = 0
+        if let name = schedule.timeZone {
+            if let known = zoneNumbers[name] {
+                zone = known
+            } else {
+                // IANA knows a few hundred zones; a report's zone is validated before it gets here.
+                precondition(zones.count < Int(UInt16.max) - 1, "too many time zones")
+                zones.append(name)
+                zone = UInt16(zones.count)
+                zoneNumbers[name] = zone
+            }
+        }
+        let reason = schedule.reason.map { UInt8(Self.reasons.firstIndex(of: $0)! + 1) } ?? 0
+        return Row(
+            userID: schedule.userID, episodeStartedAt: Self.bits(schedule.episodeStartedAt),
+            lastDeliveredAt: Self.bits(schedule.lastDeliveredAt),
+            lastReportAt: schedule.lastReportAt.timeIntervalSinceReferenceDate,
+            lastHeartbeatAt: Self.bits(schedule.lastHeartbeatAt),
+            deliveredCount: Int32(clamping: schedule.deliveredCount), zone: zone, reason: reason,
+            flags: (schedule.notificationsDeliverable ? 1 : 0) | (schedule.isSuppressed ? 2 : 0))
+    }
+
+    private func schedule(_ row: Row) -> UserSchedule {
+        UserSchedule(
+            userID: row.userID, reason: row.reason == 0 ? nil : Self.reasons[Int(row.reason) - 1],
+            notificationsDeliverable: row.flags & 1 != 0, timeZone: row.zone == 0 ? nil : zones[Int(row.zone) - 1],
+            episodeStartedAt: Self.date(row.episodeStartedAt), deliveredCount: Int(row.deliveredCount),
+            lastDeliveredAt: Self.date(row.lastDeliveredAt),
+            isSuppressed: row.flags & 2 != 0, lastReportAt: Date(timeIntervalSinceReferenceDate: row.lastReportAt),
+            lastHeartbeatAt: Self.date(row.lastHeartbeatAt))
+    }
+}
