@@ -1,8 +1,10 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import RemindCore
+import ServiceLifecycle
 import Synchronization
 
 /// A real HTTP server on loopback that records what it receives and answers with the
@@ -69,9 +71,21 @@ public final class WebhookReceiver: Sendable {
                 port.withLock { $0 = channel.localAddress?.port ?? 0 }
                 ready.signal()
             })
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        // Stopped by a graceful shutdown, never by cancelling: cancelling the server while a
+        // sender's keep-alive connection is open traps in NIO ("Deinited NIOAsyncWriter
+        // without calling finish()") and takes the whole test process with it.
+        let group = ServiceGroup(
+            configuration: .init(services: [app], logger: Logger(label: "webhook-receiver")))
+        let task = Task { try await group.run() }
         await ready.wait()
-        defer { task.cancel() }
-        return try await body()
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
+        }
+        await group.triggerGracefulShutdown()
+        try? await task.value
+        return try result.get()
     }
 }
