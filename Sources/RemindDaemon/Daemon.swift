@@ -146,10 +146,15 @@ public enum Daemon {
             let rateLimit = configuration.rateLimit.ratePerSecond.map {
                 TokenBucket(ratePerSecond: $0, burst: configuration.rateLimit.burst)
             }
-            // Files and the journal are appended in order by one writer; a command or a receiver
-            // can take several at once, but only a webhook says how many.
+            // A webhook says how many requests its receiver takes at once. A file sink takes many
+            // deliveries at once so that they share an fsync (each user's events still arrive in
+            // order). The journal and commands take one at a time.
             var maxConcurrency = 1
-            if case .webhook(let hook) = configuration.kind { maxConcurrency = hook.maxConcurrency }
+            switch configuration.kind {
+            case .webhook(let hook): maxConcurrency = hook.maxConcurrency
+            case .file: maxConcurrency = Self.fileSinkConcurrency
+            case .journal, .exec: break
+            }
             let statistics = SinkStatistics(sink: sink.name, type: sink.type, factory: metrics.factory)
             handles.append(
                 .init(
@@ -158,6 +163,10 @@ public enum Daemon {
         }
         return handles
     }
+
+    /// Deliveries a file sink group-commits at most: enough to take a disk's fsync rate to
+    /// tens of thousands of lines a second, few enough to bound a batch.
+    static let fileSinkConcurrency = 256
 
     static let eventMessageIDs: [SinkEvent.Kind: String] = [
         .reminder: MessageID.reminderDelivered.rawValue,

@@ -27,6 +27,22 @@ struct FileSinkTests {
         #expect(lines == (1...3).map { Self.event($0).json })
     }
 
+    /// 300 deliveries at once are group-committed: every one returns, and the file holds each
+    /// event exactly once as a whole line.
+    @Test func concurrentDeliveriesShareWritesAndStayWholeLines() async throws {
+        let path = NSTemporaryDirectory() + "file-sink-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let sink = FileSink(path: path)
+        let events = (1...300).map { Self.event($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for event in events { group.addTask { try await sink.deliver(event) } }
+            try await group.waitForAll()
+        }
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.count == events.count)
+        #expect(Set(lines) == Set(events.map(\.json)))
+    }
+
     /// A file that cannot be opened is a retryable failure naming the path.
     @Test func unwritablePathFailsRetryably() async {
         let sink = FileSink(path: "/proc/remindd-no-such-dir/events.jsonl")
