@@ -63,12 +63,12 @@ struct CorruptionEndToEndTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory + "/tmp").isEmpty)
             for user in damaged {
                 let entry = try journald.entry(
-                    matching: ["MESSAGE_ID": MessageID.fileQuarantined.rawValue], timeout: .seconds(20)
+                    matching: ["MESSAGE_ID": MessageID.fileQuarantined.rawValue], timeout: .seconds(60)
                 ) { $0["MESSAGE"]?.contains("\(user).json") == true }
                 #expect(entry["SYSLOG_IDENTIFIER"] == "remindd")
                 #expect(entry["PRIORITY"] == "3")
             }
-            let cleared = try journald.entry(matching: ["SYSLOG_IDENTIFIER": "remindd"], timeout: .seconds(20)) {
+            let cleared = try journald.entry(matching: ["SYSLOG_IDENTIFIER": "remindd"], timeout: .seconds(60)) {
                 $0["MESSAGE"]?.contains("temp file(s) left by an interrupted write") == true
             }
             #expect(cleared["MESSAGE"]?.contains("removed 1 ") == true)

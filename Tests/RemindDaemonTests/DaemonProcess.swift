@@ -145,7 +145,7 @@ final class DaemonProcess: @unchecked Sendable {
     /// Waits until the file sink holds at least `count` events (bounded): the daemon writes and
     /// fsyncs the file from another process, so there is no in-process signal to wait on and
     /// the file is looked at every 50 ms until the deadline.
-    func waitForEvents(_ count: Int, timeout: Duration = .seconds(30)) async throws -> [String] {
+    func waitForEvents(_ count: Int, timeout: Duration = .seconds(90)) async throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let current = events

@@ -135,7 +135,7 @@ struct DeadLetterEndToEndTests {
         try daemon.post("dl", #"{"location":"whileInUse"}"#)
         _ = try await daemon.waitForEvents(1)
         var letters = ""
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(90)
         while !letters.contains(#""sink":"broken""#) && ContinuousClock.now < deadline {
             letters = try daemon.client.send("GET", "/v1/dead-letters").text
             if !letters.contains(#""sink":"broken""#) { try await Task.sleep(for: .milliseconds(50)) }
@@ -151,7 +151,7 @@ struct DeadLetterEndToEndTests {
         #expect(replay.status == 200)
         #expect(replay.text == #"{"replayed":1}"#)
         var delivered = false
-        let again = ContinuousClock.now + .seconds(20)
+        let again = ContinuousClock.now + .seconds(90)
         while !delivered && ContinuousClock.now < again {
             delivered = FileManager.default.fileExists(atPath: String(path) + "/e.jsonl")
             if !delivered { try await Task.sleep(for: .milliseconds(50)) }

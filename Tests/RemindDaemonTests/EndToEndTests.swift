@@ -69,7 +69,7 @@ struct EndToEndTests {
         try daemon.post("u-s", #"{"location":"whileInUse","notifications":"denied"}"#)
         // The status counts the suppression once the due time has passed.
         var suppressed = false
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(90)
         while !suppressed && ContinuousClock.now < deadline {
             let status = try daemon.client.send("GET", "/v1/users/u-s")
             suppressed = status.text.contains(#""remindersSuppressed":1"#)
@@ -181,7 +181,7 @@ struct EndToEndTests {
             waitForReady: false, launcher: ["/usr/bin/systemd-socket-activate", "-E", "NOTIFY_SOCKET", "-l", activated])
         // systemd-socket-activate binds first, in another process: look for its socket file
         // every 20 ms until a deadline (there is nothing in-process to wait on).
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(90)
         while !FileManager.default.fileExists(atPath: activated) && ContinuousClock.now < deadline {
             usleep(20_000)
         }

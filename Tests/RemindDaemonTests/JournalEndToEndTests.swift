@@ -19,7 +19,7 @@ struct JournalEndToEndTests {
             let events = try await daemon.waitForEvents(1)
             #expect(events.count == 1)
             let entry = try journald.entry(
-                matching: ["REMINDD_USER_ID": user, "REMINDD_EVENT_TYPE": "reminder"], timeout: .seconds(20))
+                matching: ["REMINDD_USER_ID": user, "REMINDD_EVENT_TYPE": "reminder"], timeout: .seconds(60))
             #expect(entry["SYSLOG_IDENTIFIER"] == "remindd")
             #expect(entry["MESSAGE_ID"] == MessageID.reminderDelivered.rawValue)
             #expect(entry["REMINDD_SINK"] == "journal")

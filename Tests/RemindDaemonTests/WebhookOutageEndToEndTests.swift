@@ -95,7 +95,7 @@ struct WebhookOutageEndToEndTests {
     }
 
     /// Polls another process's progress every 50 ms until `condition` holds (bounded).
-    static func eventually(timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async throws {
+    static func eventually(timeout: Duration = .seconds(90), _ condition: () throws -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while try !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
     }
