@@ -60,9 +60,7 @@ public final class DaemonMetrics: Sendable {
     public init() {
         let registry = PrometheusCollectorRegistry()
         self.registry = registry
-        let factory = DescribedPrometheusFactory(
-            registry: registry, help: Self.help,
-            durationBuckets: [SinkStatistics.Label.latency: DescribedPrometheusFactory.defaultDurationBuckets])
+        let factory = DescribedPrometheusFactory(registry: registry, help: Self.help)
         self.factory = factory
         func counter(_ name: String) -> CoreMetrics.Counter { Counter(label: name, factory: factory) }
         reports = counter("remindd_reports_total")

@@ -8,10 +8,9 @@ struct DescribedPrometheusFactory: MetricsFactory {
     let registry: PrometheusCollectorRegistry
     /// Help text by metric name; unknown names (a library's own metrics) get none.
     let help: [String: String]
-    /// Histogram buckets for timers, by metric name.
-    let durationBuckets: [String: [Duration]]
 
-    static let defaultDurationBuckets: [Duration] = [
+    /// Timer buckets: delivery latency spans a local file's milliseconds to an hour of retries.
+    static let durationBuckets: [Duration] = [
         .milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5),
         .seconds(30), .seconds(120), .seconds(600), .seconds(3600),
     ]
@@ -36,7 +35,7 @@ struct DescribedPrometheusFactory: MetricsFactory {
 
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         registry.makeDurationHistogram(
-            name: label, labels: dimensions, buckets: durationBuckets[label] ?? Self.defaultDurationBuckets,
+            name: label, labels: dimensions, buckets: Self.durationBuckets,
             help: help[label] ?? "")
     }
 

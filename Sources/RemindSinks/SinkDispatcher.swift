@@ -157,9 +157,7 @@ final class RateLimiter<C: Clock>: Sendable where C.Duration == Duration {
         while true {
             let now = clock.now
             let wait = state.withLock { state -> Double in
-                let elapsed = state.lastRefill.duration(to: now)
-                state.bucket.refill(
-                    elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                state.bucket.refill(elapsed: state.lastRefill.duration(to: now).seconds)
                 state.lastRefill = now
                 return state.bucket.take()
             }

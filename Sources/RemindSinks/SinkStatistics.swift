@@ -58,7 +58,7 @@ public final class SinkStatistics: Sendable {
     public var snapshot: Counts { counts.withLock { $0 } }
 
     func recordDelivered(latency duration: Duration) {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.seconds
         counts.withLock {
             $0.delivered += 1
             $0.latencySum += seconds
