@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include "CRemindSys.h"
@@ -22,4 +23,12 @@ int remindsys_peer_credentials(int fd, unsigned int *uid, unsigned int *gid, int
 
 int remindsys_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
+}
+
+int remindsys_rename_exchange(const char *first, const char *second) {
+    return renameat2(AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE);
+}
+
+int remindsys_start_writeback(int fd) {
+    return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }

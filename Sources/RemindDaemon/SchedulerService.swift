@@ -35,7 +35,7 @@ public struct SchedulerService<C: Clock>: Service where C.Duration == Duration {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            await loop()
+            await withHighPriority { await loop() }
         }
     }
 

@@ -13,7 +13,7 @@ extension StateStore {
     /// checkpoint.
     public func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome {
         try await withUser(userID) {
-            let current = try load(userID)
+            let current = try await load(userID)
             let outcome = policy.apply(report, to: current, userID: userID, receivedAt: receivedAt)
             let events = outcome.events.map(OutboxEvent.init)
             if outcome.changed || current == nil {
@@ -29,14 +29,14 @@ extension StateStore {
     }
 
     /// The user's record, or nil for an unknown (or quarantined) user.
-    public func record(_ userID: UserID) throws -> UserRecord? {
-        try load(userID)
+    public func record(_ userID: UserID) async throws -> UserRecord? {
+        try await withUser(userID) { try await load(userID) }
     }
 
     /// Forgets a user: their file and schedule go; nothing is emitted. False when unknown.
     public func delete(_ userID: UserID) async throws -> Bool {
         try await withUser(userID) {
-            guard try load(userID) != nil else { return false }
+            guard try await load(userID) != nil else { return false }
             try await logged([LogEntry.delete(userID).line]) {
                 cache[userID] = nil
                 dirty[userID] = nil

@@ -42,46 +42,55 @@ extension StateStore {
     public func fireDue(now: Date, limit: Int = 1024) async throws -> FireSummary {
         let due = index.popDue(now: now, limit: limit)
         guard !due.isEmpty else { return FireSummary() }
+        // Users with a report in flight are left for the next pass rather than waited for; the
+        // others are owned for the pass, so their files can be read off the actor.
+        var owned: [UserID] = []
+        var deferred: [UserID] = []
+        for userID in due {
+            if busy.contains(userID) {
+                deferred.append(userID)
+            } else {
+                busy.insert(userID)
+                owned.append(userID)
+            }
+        }
+        defer {
+            for userID in owned { release(userID) }
+            for userID in deferred { index.set(userID, wake: now) }
+        }
         var summary = FireSummary()
         var lines: [[UInt8]] = []
         var records: [UserRecord] = []
         var suppressed: [UserID] = []
         var events: [OutboxEvent] = []
-        // Users with a report in flight are left for the next pass rather than waited for.
-        var deferred: [UserID] = []
-        for userID in due {
-            guard !busy.contains(userID) else {
-                deferred.append(userID)
-                continue
-            }
-            guard let record = try load(userID) else { continue }
-            let outcome = policy.fire(record, now: now, daemonStartedAt: daemonStartedAt)
-            guard outcome.changed else {
-                // Nothing to do after all (the wake-up was stale): schedule afresh.
-                let wake = policy.nextWakeAt(record.schedule, daemonStartedAt: daemonStartedAt)
-                index.set(userID, wake: wake.map { $0 <= now ? now.addingTimeInterval(1) : $0 })
-                continue
-            }
-            let userEvents = outcome.events.map(OutboxEvent.init)
-            lines.append(logLine(outcome.record, events: userEvents))
-            records.append(outcome.record)
-            events += userEvents
-            if outcome.suppressed { suppressed.append(userID) }
-        }
-        for userID in records.map(\.userID) { busy.insert(userID) }
-        defer {
-            for record in records { release(record.userID) }
-            for userID in deferred { index.set(userID, wake: now) }
-        }
         do {
+            let unread = owned.filter { cache[$0] == nil && schedules[$0] != nil }
+            let reads = try await Self.read(unread, from: files)
+            for (userID, read) in zip(unread, reads) { _ = try adopt(read, of: userID) }
+            for userID in owned {
+                guard let record = cache[userID] else { continue }
+                let outcome = policy.fire(record, now: now, daemonStartedAt: daemonStartedAt)
+                guard outcome.changed else {
+                    // Nothing to do after all (the wake-up was stale): schedule afresh.
+                    let wake = policy.nextWakeAt(record.schedule, daemonStartedAt: daemonStartedAt)
+                    index.set(userID, wake: wake.map { $0 <= now ? now.addingTimeInterval(1) : $0 })
+                    continue
+                }
+                let userEvents = outcome.events.map(OutboxEvent.init)
+                lines.append(logLine(outcome.record, events: userEvents))
+                records.append(outcome.record)
+                events += userEvents
+                if outcome.suppressed { suppressed.append(userID) }
+            }
             try await logged(lines) {
                 for record in records { install(record) }
                 enqueue(events)
                 suppressedTotal += suppressed.count
             }
         } catch {
-            for record in records {
-                index.set(record.userID, wake: now)
+            // Nothing was installed: every user this pass took stays due.
+            for userID in owned where schedules[userID] != nil && index.wakes[userID] == nil {
+                index.set(userID, wake: now)
             }
             throw error
         }

@@ -188,10 +188,60 @@ public actor StateStore {
 
     /// The user's record: from memory, else from their file. An unreadable file is
     /// quarantined and the user treated as unknown.
-    func load(_ userID: UserID) throws(StoreError) -> UserRecord? {
+    ///
+    /// The caller must own the user (`withUser`): the file is read and decoded off the actor,
+    /// so other users' reports proceed meanwhile (reading and parsing was most of the actor's
+    /// time under a report load whose users did not fit the cache), and ownership guarantees
+    /// nothing changes this user's record in between.
+    func load(_ userID: UserID) async throws(StoreError) -> UserRecord? {
         if let record = cache[userID] { return record }
         guard schedules[userID] != nil else { return nil }
-        switch try files.read(userID) {
+        let read = try await Self.read(userID, from: files)
+        return try adopt(read, of: userID)
+    }
+
+    /// Reads users' files, on the calling (non-actor) task.
+    nonisolated static func read(
+        _ userID: UserID, from files: UserFiles
+    ) async throws(StoreError)
+        -> UserFiles.ReadResult
+    {
+        try files.read(userID)
+    }
+
+    /// Reads many users' files off the actor, in parallel chunks.
+    nonisolated static func read(
+        _ userIDs: [UserID], from files: UserFiles
+    ) async throws(StoreError)
+        -> [UserFiles.ReadResult]
+    {
+        let chunk = 256
+        guard userIDs.count > chunk else {
+            return try userIDs.map { userID throws(StoreError) in try files.read(userID) }
+        }
+        do {
+            return try await withThrowingTaskGroup(of: (Int, [UserFiles.ReadResult]).self) { group in
+                for start in stride(from: 0, to: userIDs.count, by: chunk) {
+                    let slice = userIDs[start..<min(start + chunk, userIDs.count)]
+                    group.addTask { (start, try slice.map { userID throws(StoreError) in try files.read(userID) }) }
+                }
+                var results = [UserFiles.ReadResult?](repeating: nil, count: userIDs.count)
+                for try await (start, part) in group {
+                    for (offset, result) in part.enumerated() { results[start + offset] = result }
+                }
+                return results.map { $0! }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .io("read", "\(error)")
+        }
+    }
+
+    /// Takes what reading a user's file gave into memory.
+    func adopt(_ read: UserFiles.ReadResult, of userID: UserID) throws(StoreError) -> UserRecord? {
+        if let record = cache[userID] { return record }
+        switch read {
         case .missing:
             return nil
         case .record(let record):

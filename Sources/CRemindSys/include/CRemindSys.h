@@ -13,4 +13,12 @@ int remindsys_peer_credentials(int fd, unsigned int *uid, unsigned int *gid, int
 // pipe2(fds, O_CLOEXEC): a pipe whose ends no concurrently spawned child inherits.
 int remindsys_pipe_cloexec(int fds[2]);
 
+// renameat2(RENAME_EXCHANGE): swaps two paths atomically, so neither inode is freed.
+// Returns 0, or -1 with errno (ENOENT when either is missing, EINVAL where unsupported).
+int remindsys_rename_exchange(const char *first, const char *second);
+
+// sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writing the file's dirty pages
+// back without waiting, so a later fdatasync finds them done.
+int remindsys_start_writeback(int fd);
+
 #endif
