@@ -12,10 +12,22 @@ import RemindCore
 public protocol OutboxSource: Sendable {
     /// Claims the next deliverable event for `sink`; nil when there is none right now.
     func claimEvent(for sink: String) async -> OutboxEvent?
+    /// Claims up to `limit` deliverable events at once (by the rule of `claimEvent`); empty
+    /// when there is none right now.
+    func claimEvents(for sink: String, limit: Int) async -> [OutboxEvent]
     /// Returns when there may be a new deliverable event for `sink`, or when cancelled.
     func waitForEvents(for sink: String) async
     /// `sink` is done with the event: delivered, or given up on.
     func complete(_ eventID: String, sink: String) async
     /// Gives a claimed event back undelivered (shutdown interrupted it); it stays pending.
     func release(_ eventID: String, sink: String) async
+}
+
+extension OutboxSource {
+    /// One at a time, for sources without a cheaper way.
+    public func claimEvents(for sink: String, limit: Int) async -> [OutboxEvent] {
+        var events: [OutboxEvent] = []
+        while events.count < limit, let event = await claimEvent(for: sink) { events.append(event) }
+        return events
+    }
 }

@@ -58,17 +58,20 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
                     running -= 1
                     continue
                 }
-                guard let event = await source.claimEvent(for: sink.name) else {
+                let events = await source.claimEvents(for: sink.name, limit: maxConcurrency - running)
+                guard !events.isEmpty else {
                     // Woken by a new event, or by a completion that unblocks a user's next one.
                     await source.waitForEvents(for: sink.name)
                     continue
                 }
-                running += 1
-                group.addTask {
-                    statistics.recordStarted()
-                    defer { statistics.recordFinished() }
-                    if await !deliver(event) {
-                        await source.release(event.id, sink: sink.name)
+                for event in events {
+                    running += 1
+                    group.addTask {
+                        statistics.recordStarted()
+                        defer { statistics.recordFinished() }
+                        if await !deliver(event) {
+                            await source.release(event.id, sink: sink.name)
+                        }
                     }
                 }
             }

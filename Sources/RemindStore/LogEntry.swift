@@ -22,19 +22,7 @@ enum LogEntry {
         writer.beginObject()
         switch self {
         case .put(let record, let events):
-            writer.member("op", "put")
-            writer.key("record")
-            writer.raw(record.jsonBytes)
-            writer.key("events")
-            writer.beginArray()
-            for (event, sinks) in events {
-                writer.beginObject()
-                writer.member("sinks", strings: sinks)
-                writer.key("event")
-                writer.raw(event.bytes)
-                writer.endObject()
-            }
-            writer.endArray()
+            return Self.putLine(recordJSON: record.jsonBytes, events: events)
         case .delete(let userID):
             writer.member("op", "delete")
             writer.member("userID", userID.rawValue)
@@ -51,6 +39,28 @@ enum LogEntry {
             writer.member("id", eventID)
             writer.member("sink", sink)
         }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// A `put` line around a record already encoded (the checkpoint writes the same bytes to
+    /// the user's file, so they are encoded once).
+    static func putLine(recordJSON: [UInt8], events: [(event: OutboxEvent, sinks: [String])]) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: recordJSON.count + 64 + 512 * events.count)
+        writer.beginObject()
+        writer.member("op", "put")
+        writer.key("record")
+        writer.raw(recordJSON)
+        writer.key("events")
+        writer.beginArray()
+        for (event, sinks) in events {
+            writer.beginObject()
+            writer.member("sinks", strings: sinks)
+            writer.key("event")
+            writer.raw(event.bytes)
+            writer.endObject()
+        }
+        writer.endArray()
         writer.endObject()
         return writer.bytes
     }

@@ -62,22 +62,33 @@ struct Outbox {
     /// unfinished event of the same user in the sink's queue: concurrent deliveries never
     /// reorder one user's events.
     mutating func claim(sink: String) -> OutboxEvent? {
+        claim(sink: sink, limit: 1).first
+    }
+
+    /// Claims up to `limit` events at once, by the rule of `claim(sink:)`. One pass over the
+    /// events already in the sink's hands serves them all: claiming one at a time walked past
+    /// every in-flight event each time (a tenth of the daemon's CPU firing 100,000 reminders).
+    mutating func claim(sink: String, limit: Int) -> [OutboxEvent] {
         dropFinished(sink: sink)
-        guard let queue = queues[sink] else { return nil }
-        let held = claimed[sink, default: []]
-        // Users with an earlier event still in the sink's hands: their later ones wait.
+        guard limit > 0, let queue = queues[sink] else { return [] }
+        var held = claimed[sink, default: []]
+        // Users with an earlier event in the sink's hands: their later ones wait.
         var blocked: Set<UserID> = []
+        var events: [OutboxEvent] = []
         for id in queue {
             guard let entry = entries[id], entry.remaining.contains(sink) else { continue }
+            let userID = entry.event.userID
             if held.contains(id) {
-                blocked.insert(entry.event.userID)
+                blocked.insert(userID)
                 continue
             }
-            if blocked.contains(entry.event.userID) { continue }
-            claimed[sink, default: []].insert(id)
-            return entry.event
+            guard blocked.insert(userID).inserted else { continue }
+            held.insert(id)
+            events.append(entry.event)
+            if events.count == limit { break }
         }
-        return nil
+        claimed[sink] = held
+        return events
     }
 
     /// Gives back a claimed event that was not delivered; it stays pending, first in line.

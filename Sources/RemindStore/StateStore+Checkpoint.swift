@@ -27,15 +27,18 @@ extension StateStore {
         // Appends begun before the rotation sit in the segments the snapshot will replace:
         // they must be in memory before it is taken.
         await drain(upTo: ticket)
-        let batch = dirty.compactMap { userID, version in cache[userID].map { ($0, version) } }
+        let batch = dirty.compactMap { userID, version in
+            cache[userID].map { (record: $0, version: version, json: encoded[userID]) }
+        }
         let files = self.files
         if !batch.isEmpty {
             try await Self.runBlocking { () throws(StoreError) in
-                try files.writeAll(batch.map(\.0))
+                try files.writeAll(batch.map { ($0.record.userID, $0.json ?? $0.record.jsonBytes) })
             }
         }
-        for (record, written) in batch where dirty[record.userID] == written {
+        for (record, written, _) in batch where dirty[record.userID] == written {
             dirty[record.userID] = nil
+            encoded[record.userID] = nil
         }
         guard let segment else { return }
         let contents = Snapshot(
@@ -100,7 +103,7 @@ extension UserFiles {
     /// synchronously, and allocating scans past every inode freed in the last minute, which
     /// took a third of the daemon's CPU under a steady report load (`make bench` W1). The
     /// pool is cleared at start-up with the rest of `tmp/`.
-    func writeAll(_ records: [UserRecord]) throws(StoreError) {
+    func writeAll(_ records: [(userID: UserID, json: [UInt8])]) throws(StoreError) {
         // A small batch (a steady load) is made durable file by file, in chunks whose writeback
         // starts together: a `syncfs` stalls every other fsync on the file system (the log's,
         // the sinks') for 50–140 ms. A large one (a burst, the shutdown checkpoint) takes one
@@ -114,7 +117,7 @@ extension UserFiles {
 
     static let poolSize = 4096
 
-    private func writeRound(_ records: ArraySlice<UserRecord>, eachFile: Bool) throws(StoreError) {
+    private func writeRound(_ records: ArraySlice<(userID: UserID, json: [UInt8])>, eachFile: Bool) throws(StoreError) {
         var staged: [(temporary: String, final: String)] = []
         staged.reserveCapacity(records.count)
         defer {
@@ -130,7 +133,7 @@ extension UserFiles {
             let fd = try FileIO.open(temporary, O_WRONLY | O_CREAT)
             open.append(fd)
             staged.append((temporary, path(for: record.userID)))
-            let bytes = record.jsonBytes
+            let bytes = record.json
             try FileIO.writeAll(fd, bytes, path: temporary)
             guard ftruncate(fd, off_t(bytes.count)) == 0 else { throw .io("ftruncate", temporary) }
             if eachFile { _ = remindsys_start_writeback(fd) }

@@ -11,6 +11,11 @@ extension StateStore {
         outbox.claim(sink: sink)
     }
 
+    /// Claims up to `limit` events `sink` may deliver now, in one visit to the actor.
+    public func claimEvents(for sink: String, limit: Int) -> [OutboxEvent] {
+        outbox.claim(sink: sink, limit: limit)
+    }
+
     /// A claimed event goes back undelivered (the dispatcher is shutting down).
     public func release(_ eventID: String, sink: String) {
         outbox.release(eventID, sink: sink)

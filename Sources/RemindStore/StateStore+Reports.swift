@@ -17,8 +17,9 @@ extension StateStore {
             let outcome = policy.apply(report, to: current, userID: userID, receivedAt: receivedAt)
             let events = outcome.events.map(OutboxEvent.init)
             if outcome.changed || current == nil {
-                try await logged([logLine(outcome.record, events: events)]) {
-                    install(outcome.record)
+                let (line, json) = logLine(outcome.record, events: events)
+                try await logged([line]) {
+                    install(outcome.record, encoded: json)
                     enqueue(events)
                 }
             } else {
@@ -40,6 +41,7 @@ extension StateStore {
             try await logged([LogEntry.delete(userID).line]) {
                 cache[userID] = nil
                 dirty[userID] = nil
+                encoded[userID] = nil
                 schedules[userID] = nil
                 index.set(userID, wake: nil)
                 // The logged delete covers a crash before this unlink: replay unlinks again.

@@ -60,7 +60,7 @@ extension StateStore {
         }
         var summary = FireSummary()
         var lines: [[UInt8]] = []
-        var records: [UserRecord] = []
+        var records: [(record: UserRecord, json: [UInt8])] = []
         var suppressed: [UserID] = []
         var events: [OutboxEvent] = []
         do {
@@ -77,13 +77,14 @@ extension StateStore {
                     continue
                 }
                 let userEvents = outcome.events.map(OutboxEvent.init)
-                lines.append(logLine(outcome.record, events: userEvents))
-                records.append(outcome.record)
+                let (line, json) = logLine(outcome.record, events: userEvents)
+                lines.append(line)
+                records.append((outcome.record, json))
                 events += userEvents
                 if outcome.suppressed { suppressed.append(userID) }
             }
             try await logged(lines) {
-                for record in records { install(record) }
+                for (record, json) in records { install(record, encoded: json) }
                 enqueue(events)
                 suppressedTotal += suppressed.count
             }

@@ -50,6 +50,9 @@ public actor StateStore {
     /// tells a checkpoint whether the record changed again while it was writing.
     var dirty: [UserID: UInt64] = [:]
     var version: UInt64 = 0
+    /// The encoding of dirty records whose change was logged: the log line carried these
+    /// bytes, and the checkpoint writes them to the user's file instead of encoding again.
+    var encoded: [UserID: [UInt8]] = [:]
     var outbox: Outbox
     /// Events sinks gave up on, oldest first.
     var deadLetters: [DeadLetter] = []
@@ -257,10 +260,11 @@ public actor StateStore {
     }
 
     /// Makes a durable record current in memory and reschedules the user.
-    func install(_ record: UserRecord) {
+    func install(_ record: UserRecord, encoded json: [UInt8]? = nil) {
         version += 1
         cache[record.userID] = record
         dirty[record.userID] = version
+        encoded[record.userID] = json
         let schedule = record.schedule
         schedules[record.userID] = schedule
         let wake = policy.nextWakeAt(schedule, daemonStartedAt: daemonStartedAt)
@@ -319,7 +323,9 @@ public actor StateStore {
         await withCheckedContinuation { drainWaiters.append((ticket, $0)) }
     }
 
-    func logLine(_ record: UserRecord, events: [OutboxEvent]) -> [UInt8] {
-        LogEntry.put(record, events: events.map { ($0, outbox.sinks) }).line
+    /// The log line for a changed record, and the record's encoding inside it.
+    func logLine(_ record: UserRecord, events: [OutboxEvent]) -> (line: [UInt8], json: [UInt8]) {
+        let json = record.jsonBytes
+        return (LogEntry.putLine(recordJSON: json, events: events.map { ($0, outbox.sinks) }), json)
     }
 }

@@ -39,4 +39,36 @@ struct OutboxClaimTests {
         #expect(withdrawX.userID == x && withdrawX.kind == .withdraw)
         await store.close()
     }
+
+    /// A batch claim follows the same rule in one pass: x's withdraw is not handed out beside
+    /// x's reminder, the limit holds, and what the first batch took is not taken again.
+    @Test func batchClaimKeepsEachUsersEventsInOrder() async throws {
+        let fixture = try StoreFixture()
+        let policy = ReminderPolicy(
+            configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
+        let store = try fixture.open(policy: policy, sinks: ["hook"])
+        let (x, y, z) = (Fixtures.userID("x"), Fixtures.userID("y"), Fixtures.userID("z"))
+        _ = try await store.report(
+            PermissionReport(location: .whileInUse, observedAt: start), for: x, receivedAt: start)
+        _ = try await store.fireDue(now: start.addingTimeInterval(60))
+        let later = start.addingTimeInterval(61)
+        _ = try await store.report(PermissionReport(location: .always, observedAt: later), for: x, receivedAt: later)
+        for user in [y, z] {
+            _ = try await store.report(
+                PermissionReport(location: .whileInUse, observedAt: later), for: user, receivedAt: later)
+        }
+        _ = try await store.fireDue(now: later.addingTimeInterval(60))
+        #expect(await store.pendingEvents(for: "hook") == 4)
+
+        let first = await store.claimEvents(for: "hook", limit: 2)
+        #expect(first.map(\.userID) == [x, y])
+        #expect(first.allSatisfy { $0.kind == .reminder })
+        let second = await store.claimEvents(for: "hook", limit: 10)
+        #expect(second.map(\.userID) == [z])
+        #expect(await store.claimEvents(for: "hook", limit: 10).isEmpty)
+        await store.complete(first[0].id, sink: "hook")
+        let third = await store.claimEvents(for: "hook", limit: 10)
+        #expect(third.map(\.userID) == [x] && third.first?.kind == .withdraw)
+        await store.close()
+    }
 }

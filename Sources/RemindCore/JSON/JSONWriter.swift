@@ -144,6 +144,20 @@ public struct JSONWriter: Sendable {
 
     private mutating func writeQuoted(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings (IDs, dates, enum values) need no escape: copy them in one go. This was
+        // the largest single cost of encoding a record (`make bench` W2's profile).
+        var text = text
+        let plain = text.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if plain {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])

@@ -43,7 +43,23 @@ public enum RFC3339 {
     /// none outside 0000–9999, but an instant computed from one (a due date) may; it is written
     /// in ISO 8601's expanded form (`-0001`, `10000`) rather than trapping.
     private static func appendDigits(_ bytes: inout [UInt8], _ value: Int, width: Int) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value >= 0 {
+            // Without a temporary array: seven of these per date, and dates are most of a record.
+            var divisor = 1
+            var digits = 1
+            while digits < width || value / divisor >= 10 {
+                divisor *= 10
+                digits += 1
+            }
+            var rest = value
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
+            return
+        }
+        bytes.append(UInt8(ascii: "-"))
         var digits: [UInt8] = []
         var rest = value.magnitude
         repeat {
