@@ -22,12 +22,3 @@ public struct DispatcherService<C: Clock>: Service where C.Duration == Duration 
         }
     }
 }
-
-/// Runs `body` as a child task of high priority, so that on the store's actor its jobs go
-/// before those of requests: under a saturating report load, due reminders still leave on time
-/// (`make bench` W5). Cancellation reaches it as it would `body` itself.
-func withHighPriority(_ body: @escaping @Sendable () async -> Void) async {
-    await withTaskGroup(of: Void.self) { group in
-        group.addTask(priority: .high) { await body() }
-    }
-}

@@ -18,11 +18,14 @@ enum LogEntry {
     case replay(eventID: String, sink: String)
 
     var line: [UInt8] {
-        var writer = JSONWriter(reservingCapacity: 1024)
+        if case .put(let record, let events) = self {
+            return Self.putLine(recordJSON: record.jsonBytes, events: events)
+        }
+        var writer = JSONWriter(reservingCapacity: 256)
         writer.beginObject()
         switch self {
-        case .put(let record, let events):
-            return Self.putLine(recordJSON: record.jsonBytes, events: events)
+        case .put:
+            preconditionFailure("written by putLine above")
         case .delete(let userID):
             writer.member("op", "delete")
             writer.member("userID", userID.rawValue)

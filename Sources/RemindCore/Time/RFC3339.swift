@@ -43,30 +43,22 @@ public enum RFC3339 {
     /// none outside 0000–9999, but an instant computed from one (a due date) may; it is written
     /// in ISO 8601's expanded form (`-0001`, `10000`) rather than trapping.
     private static func appendDigits(_ bytes: inout [UInt8], _ value: Int, width: Int) {
-        if value >= 0 {
-            // Without a temporary array: seven of these per date, and dates are most of a record.
-            var divisor = 1
-            var digits = 1
-            while digits < width || value / divisor >= 10 {
-                divisor *= 10
-                digits += 1
-            }
-            var rest = value
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-                rest %= divisor
-                divisor /= 10
-            }
-            return
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // Most significant digit first, without a temporary array: seven of these per date,
+        // and dates are most of a record.
+        let magnitude = value.magnitude
+        var divisor: UInt = 1
+        var digits = 1
+        while digits < width || magnitude / divisor >= 10 {
+            divisor *= 10
+            digits += 1
         }
-        bytes.append(UInt8(ascii: "-"))
-        var digits: [UInt8] = []
-        var rest = value.magnitude
-        repeat {
-            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
-        } while rest > 0 || digits.count < width
-        bytes.append(contentsOf: digits.reversed())
+        var rest = magnitude
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 
     /// Parses an RFC 3339 date-time (`T` or `t`, `Z`, `z` or a `±HH:MM` offset, any number of
