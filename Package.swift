@@ -40,7 +40,7 @@ let package = Package(
         .target(
             name: "RemindSinks",
             dependencies: [
-                "RemindCore", "CRemindSys", .product(name: "Logging", package: "swift-log"),
+                "RemindCore", "CRemindSys", "Systemd", .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

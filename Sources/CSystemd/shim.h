@@ -45,4 +45,26 @@ static inline int csystemd_notify_nonblocking(const char *state) {
     return sent < 0 ? -error : 1;
 }
 
+// sd_journal_sendv(3) without the wait, for callers that must not stall (the journal sink).
+// libsystemd sends on a blocking socket: once journald stops reading (stopped, rate-limited,
+// a slow disk) and its queue holds net.unix.max_dgram_qlen datagrams, the caller blocks until
+// it reads again. This sends one entry, already in journald's native protocol (NAME=value
+// lines, or NAME\n<64-bit LE length><value>\n for values with newlines), as one datagram with
+// MSG_DONTWAIT: a full queue is -EAGAIN, no journald is -ENOENT or -ECONNREFUSED, an entry too
+// big for one datagram is -EMSGSIZE. Returns 0 when sent, else a negative errno.
+static inline int csystemd_journal_send_nonblocking(const void *entry, size_t size) {
+    static const char path[] = "/run/systemd/journal/socket";
+    struct sockaddr_un address;
+    memset(&address, 0, sizeof address);
+    address.sun_family = AF_UNIX;
+    memcpy(address.sun_path, path, sizeof path);
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    ssize_t sent = sendto(fd, entry, size, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&address,
+                          (socklen_t)(offsetof(struct sockaddr_un, sun_path) + sizeof path));
+    int error = errno;
+    close(fd);
+    return sent < 0 ? -error : 0;
+}
+
 #endif

@@ -120,7 +120,7 @@ public enum Daemon {
             let sink: any EventSink
             switch configuration.kind {
             case .journal:
-                sink = JournalSink(name: configuration.name, logger: logger, messageIDs: eventMessageIDs)
+                sink = JournalSink(name: configuration.name, messageIDs: eventMessageIDs)
             case .file(let file):
                 sink = FileSink(name: configuration.name, path: file.path)
             case .exec(let exec):

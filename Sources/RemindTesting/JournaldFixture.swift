@@ -30,17 +30,57 @@ public struct JournaldFixture: Sendable {
     static let journaldPath = "/lib/systemd/systemd-journald"
     static let journalctlPath = "/usr/bin/journalctl"
 
+    /// The journald's process id when this fixture started it; nil when it uses one that was already running.
+    public let pid: Int32?
+
     /// Runs `body` with a journald listening, starting one if needed.
     public static func withJournald<Result>(_ body: (JournaldFixture) async throws -> Result) async throws -> Result {
+        try await self.with(exclusive: false, body)
+    }
+
+    /// Runs `body` with a journald that no other test uses meanwhile, so that it may ``pause()`` it.
+    ///
+    /// Tests that share journald wait until `body` is done (and `body` until they are), since a stopped journald
+    /// would stall their reads. A journald the fixture did not start (the machine's own) is never stopped: the test
+    /// fails instead.
+    public static func withPausableJournald<Result>(
+        _ body: (JournaldFixture) async throws -> Result
+    ) async throws -> Result {
+        try await self.with(exclusive: true) { journald in
+            guard journald.pid != nil else {
+                throw JournaldFixtureError.cannotRun("journald was not started by the fixture; it is not ours to stop")
+            }
+            return try await body(journald)
+        }
+    }
+
+    /// Stops journald (SIGSTOP), as a journald that does not read (rate-limiting, a slow disk) looks to a client:
+    /// its socket stays, and datagrams queue up until the queue is full.
+    public func pause() {
+        if let pid { kill(pid, SIGSTOP) }
+    }
+
+    /// Lets a paused journald run again (SIGCONT); it then reads what queued up meanwhile.
+    public func resume() {
+        if let pid { kill(pid, SIGCONT) }
+    }
+
+    private static func with<Result>(
+        exclusive: Bool, _ body: (JournaldFixture) async throws -> Result
+    ) async throws -> Result {
         // Where journald cannot run the test fails: `make test` installs systemd, so that is
         // a broken machine, not a reason to skip.
-        try await Supervisor.shared.acquire()
+        let pid = try await Supervisor.shared.acquire(exclusive: exclusive)
+        let fixture = JournaldFixture(pid: pid)
         do {
-            let result = try await body(JournaldFixture())
-            await Supervisor.shared.release()
+            let result = try await body(fixture)
+            // A test that failed while journald was paused must not leave it stopped for the next one.
+            if exclusive { fixture.resume() }
+            await Supervisor.shared.release(exclusive: exclusive)
             return result
         } catch {
-            await Supervisor.shared.release()
+            if exclusive { fixture.resume() }
+            await Supervisor.shared.release(exclusive: exclusive)
             throw error
         }
     }
@@ -101,18 +141,30 @@ public struct JournaldFixture: Sendable {
         static let shared = Supervisor()
 
         private var users = 0
+        private var exclusive = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
         private var started: Process?
 
-        func acquire() throws {
+        /// Registers a user and returns the pid of the journald the fixture started, if it did.
+        func acquire(exclusive: Bool) async throws -> Int32? {
+            while self.exclusive || (exclusive && self.users > 0) {
+                await withCheckedContinuation { self.waiting.append($0) }
+            }
             if self.users == 0, self.started == nil, !DatagramListener.isListening(at: JournaldFixture.socketPath) {
                 self.started = try Self.startJournald()
             }
             self.users += 1
+            self.exclusive = exclusive
+            return self.started?.processIdentifier
         }
 
-        func release() {
+        func release(exclusive: Bool) {
             self.users -= 1
-            guard self.users == 0, let process = self.started else { return }
+            if exclusive { self.exclusive = false }
+            let waiting = self.waiting
+            self.waiting = []
+            for continuation in waiting { continuation.resume() }
+            guard self.users == 0, waiting.isEmpty, let process = self.started else { return }
             self.started = nil
             // journald blocks SIGTERM itself and reads it from a signalfd, so the mask it inherited (see `entries`)
             // does not matter: SIGTERM makes it flush and exit cleanly.

@@ -36,7 +36,8 @@ extension JournalLogHandler {
     /// A factory for `LoggingSystem.bootstrap`: journald handlers when journald is available, otherwise swift-log's
     /// `StreamLogHandler` on standard error, so the same binary logs sensibly under systemd and in a terminal.
     ///
-    /// Availability is checked once, here, so that all loggers of the process agree.
+    /// Availability is checked once, here, so that all loggers of the process agree; they share
+    /// ``JournalWriter/shared``, which the program flushes before it exits.
     public static func factory(
         identifier: String,
         useJournal: Bool = JournalLogHandler.isAvailable
@@ -68,11 +69,12 @@ extension JournalLogHandler {
         return name.isEmpty ? nil : name
     }
 
-    /// Sends one entry; returns `sd_journal_sendv`'s result (0 or a negative errno).
+    /// Sends one entry; returns `sd_journal_sendv`'s result (0 or a negative errno). It blocks while journald is not
+    /// reading: only ``JournalWriter``'s thread calls it.
     ///
     /// Each field is one `NAME=value` iovec. Values may contain newlines or any bytes: libsystemd switches such
     /// fields to journald's length-prefixed binary form, which a formatted `sd_journal_send` could not express.
-    static func send(_ fields: [(name: String, value: String)]) -> Int32 {
+    public static func send(_ fields: [(name: String, value: String)]) -> Int32 {
         var buffer: [UInt8] = []
         var ranges: [Range<Int>] = []
         for field in fields {

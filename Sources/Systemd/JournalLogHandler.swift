@@ -15,8 +15,10 @@ import Logging
 /// Metadata is merged like swift-log's `StreamLogHandler`: handler metadata, then the metadata provider, then the
 /// log call's own metadata, each overriding the one before; an attached error adds `ERROR_MESSAGE`/`ERROR_TYPE`.
 ///
-/// If journald refuses an entry, the handler writes it to standard error instead, so that it is not lost;
-/// a log handler has nobody to throw to.
+/// A log call never waits for journald: it queues the entry for a ``JournalWriter``, whose own thread sends it.
+/// While journald is not reading, entries beyond the writer's queue are dropped and counted, and one entry says how
+/// many once journald reads again. If journald refuses an entry, the writer writes it to standard error instead,
+/// so that it is not lost; a log handler has nobody to throw to.
 public struct JournalLogHandler: LogHandler, Sendable {
     /// The datagram socket journald listens on; libsystemd has it compiled in.
     public static let socketPath = "/run/systemd/journal/socket"
@@ -34,15 +36,19 @@ public struct JournalLogHandler: LogHandler, Sendable {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
+    /// Sends the entries, on a thread of its own.
+    public let writer: JournalWriter
 
     public init(
         label: String,
         identifier: String,
-        metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider
+        metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider,
+        writer: JournalWriter = .shared
     ) {
         self.label = label
         self.identifier = identifier
         self.metadataProvider = metadataProvider
+        self.writer = writer
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -51,11 +57,7 @@ public struct JournalLogHandler: LogHandler, Sendable {
     }
 
     public func log(event: LogEvent) {
-        let fields = self.fields(for: event)
-        let result = Self.send(fields)
-        if result < 0 {
-            Self.writeToStandardError(event: event, label: self.label, errno: -result)
-        }
+        writer.enqueue(.init(fields: self.fields(for: event), summary: "\(event.level) \(label): \(event.message)"))
     }
 
     /// The `(name, value)` pairs of one entry, in the order they are sent.
@@ -105,12 +107,5 @@ public struct JournalLogHandler: LogHandler, Sendable {
             metadata["error.type"] = "\(String(reflecting: type(of: error)))"
         }
         return metadata
-    }
-
-    private static func writeToStandardError(event: LogEvent, label: String, errno: Int32) {
-        let reason = String(cString: strerror(errno))
-        let line = "\(event.level) \(label): \(event.message) (journald refused the entry: \(reason))\n"
-        var bytes = Array(line.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 }

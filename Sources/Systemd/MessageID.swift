@@ -21,6 +21,7 @@ public enum MessageID: String, Sendable, CaseIterable {
     case started = "122619d5aa724ea09041c05463337af8"
     case stopping = "1b40936fe13044fabd3ebaaa688af1b7"
     case heartbeatSent = "3e36632d3c31487ab49fd00bf9b79c1e"
+    case logMessagesDropped = "5356d4f19b304d91b7fabe3f3bb4700a"
 
     /// The metadata key whose value ``JournalLogHandler`` writes as the journald `MESSAGE_ID` field.
     public static let metadataKey = "MESSAGE_ID"

@@ -68,6 +68,7 @@ struct Remindd: AsyncParsableCommand {
                 configuration: configuration, logger: logger, clock: ContinuousClock(), metrics: metrics,
                 reread: load)
             try await group.run()
+            Self.flushLog()
         } catch let error as StartupError {
             // systemd shows why the start failed: the status line and the exit status.
             SystemdNotifier().notify(.status(error.message), .exitStatus(error.exitCode))
@@ -77,7 +78,14 @@ struct Remindd: AsyncParsableCommand {
         }
     }
 
+    /// Gives the journal writer a moment to send the last entries ("stopping"), which would otherwise end with the
+    /// process; bounded, as journald may not be reading.
+    static func flushLog() {
+        JournalWriter.shared.flush(until: .now + .seconds(2))
+    }
+
     static func fail(_ message: String, exitCode: Int32) -> Never {
+        flushLog()
         FileHandle.standardError.write(Data((message + "\n").utf8))
         Glibc.exit(exitCode)
     }
