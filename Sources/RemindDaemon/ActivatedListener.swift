@@ -20,22 +20,24 @@ struct ActivatedListener: Service {
     func run() async throws {
         let responder = self.responder
         let logger = self.logger
-        let http1 = HTTP1Channel(
-            responder: { request, writer, channel in
-                let context = RemindRequestContext(source: .init(channel: channel, logger: logger))
-                var response: Response
-                do {
-                    response = try await responder.respond(to: request, context: context)
-                } catch {
-                    logger.error("request failed: \(error)")
-                    response = Response(status: .internalServerError)
-                }
-                response.headers[.server] = "remindd"
-                try await writer.write(response: response.head, body: response.body)
-            }, configuration: HTTPLimits.http1)
         // The same limits as a listener Hummingbird binds (HTTPLimits), including the cap on
         // open connections, which Hummingbird puts on its server channel this way.
         let connectionCap = HTTPLimits.connectionCap(logger: logger)
+        let http1 = GuardedHTTP1Channel(
+            http1: HTTP1Channel(
+                responder: { request, writer, channel in
+                    let context = RemindRequestContext(source: .init(channel: channel, logger: logger))
+                    var response: Response
+                    do {
+                        response = try await responder.respond(to: request, context: context)
+                    } catch {
+                        logger.error("request failed: \(error)")
+                        response = Response(status: .internalServerError)
+                    }
+                    response.headers[.server] = "remindd"
+                    try await writer.write(response: response.head, body: response.body)
+                }, configuration: HTTPLimits.http1),
+            connections: connectionCap)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelInitializer { channel -> EventLoopFuture<Void> in

@@ -10,23 +10,32 @@ import NIOCore
 /// The limits every listener puts on its clients, so that slow or oversized requests are cut
 /// off instead of holding the daemon's resources (slowloris).
 ///
-/// - **Idle timeout**: a connection that completes no request head (or body part) for this
-///   long is closed. Hummingbird only counts whole HTTP parts as activity, so a client that
-///   trickles a header block byte by byte is closed after this long too: it is also the
-///   header timeout. A request already read and being answered is never cut.
+/// - **Header deadline**: a request head must arrive within `headerTimeout` of the connection
+///   opening or of the previous response, however slowly its bytes trickle in (slowloris);
+///   otherwise the connection is closed.
+/// - **Idle timeout**: while a request body is read, a connection that sends nothing for this
+///   long is closed. A request already read and being answered is never cut.
 /// - **Header limits**: the request line and each header at most 8 KiB, all of them at most
 ///   16 KiB, at most 100 headers. The API needs a few hundred bytes; a larger head is answered
-///   `400` and the connection closed by Hummingbird's HTTP parser. (Bodies are capped at
-///   64 KiB by the responder: `413`.)
-/// - **Connections**: at most `maximumConnections` open per listener; more wait in the kernel's
-///   backlog until one closes. Without a cap, enough idle clients would use up the daemon's
-///   file descriptors, and then the store could not open its journal or a user file.
+///   `400` and the connection closed. A request line without an HTTP version (HTTP/0.9) is
+///   answered `400` at once. (Bodies are capped at 64 KiB by the responder: `413`.)
+/// - **Connections**: at most `maximumConnections` open per listener. At the cap, the
+///   connection that has waited longest for a request head is closed to make room for a new
+///   one, so idle clients cannot starve real ones; only when every connection is busy with a
+///   request do new ones wait in the kernel's backlog. Without a cap, enough idle clients would
+///   use up the daemon's file descriptors, and then the store could not open its journal or a
+///   user file.
+///
+/// The timing is ``ConnectionDeadlines``, the choice of connection to close
+/// ``ConnectionTable``; ``GuardedHTTP1Channel`` puts them into each connection's pipeline.
 enum HTTPLimits {
+    static let headerTimeout: TimeAmount = .seconds(5)
     static let idleTimeout: TimeAmount = .seconds(10)
 
+    /// Hummingbird's own idle timeout is off: ``ConnectionDeadlineHandler`` keeps both deadlines.
     static var http1: HTTP1Channel.Configuration {
         HTTP1Channel.Configuration(
-            idleTimeout: idleTimeout,
+            idleTimeout: nil,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100))
     }
@@ -42,7 +51,15 @@ enum HTTPLimits {
         return max(16, min(1024, Int(limit.rlim_cur / 4)))
     }
 
-    static func connectionCap(logger: Logger) -> MaximumAvailableConnections {
-        MaximumAvailableConnections(maximumConnections, logger: logger)
+    static func connectionCap(logger: Logger) -> ConnectionGuard {
+        ConnectionGuard(capacity: maximumConnections, logger: logger)
+    }
+
+    /// The HTTP/1 server of one listener, whose connections report to `connections`.
+    static func server(connections: ConnectionGuard) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            GuardedHTTP1Channel(
+                http1: HTTP1Channel(responder: responder, configuration: http1), connections: connections)
+        }
     }
 }

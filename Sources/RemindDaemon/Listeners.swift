@@ -47,12 +47,13 @@ enum Listeners {
         var services: [any Service] = []
         // Each listener has its own limits (HTTPLimits): slow or oversized clients of one are cut
         // off without starving the other.
+        let unixConnections = HTTPLimits.connectionCap(logger: serverLogger)
         let unix = Application(
             responder: APIResponder(runtime: runtime, access: .unixSocket(daemonUID: getuid(), socketGID: getgid())),
-            server: .http1(configuration: HTTPLimits.http1),
+            server: HTTPLimits.server(connections: unixConnections),
             configuration: ApplicationConfiguration(
                 address: .unixDomainSocket(path: socketPath), serverName: "remindd",
-                availableConnectionsDelegate: HTTPLimits.connectionCap(logger: serverLogger)),
+                availableConnectionsDelegate: unixConnections),
             onServerRunning: { _ in
                 // Hummingbird creates the socket with the umask's mode: set DESIGN's 0660.
                 chmod(socketPath, 0o660)
@@ -61,12 +62,13 @@ enum Listeners {
             logger: serverLogger)
         services.append(unix)
         if let tcp = configuration.listen.tcpAddress, let token {
+            let tcpConnections = HTTPLimits.connectionCap(logger: serverLogger)
             let app = Application(
                 responder: APIResponder(runtime: runtime, access: .bearer(token: token)),
-                server: .http1(configuration: HTTPLimits.http1),
+                server: HTTPLimits.server(connections: tcpConnections),
                 configuration: ApplicationConfiguration(
                     address: .hostname(tcp.host, port: tcp.port), serverName: "remindd",
-                    availableConnectionsDelegate: HTTPLimits.connectionCap(logger: serverLogger)),
+                    availableConnectionsDelegate: tcpConnections),
                 onServerRunning: { _ in readiness.listenerRunning("tcp \(tcp.host):\(tcp.port)") },
                 logger: serverLogger)
             services.append(app)

@@ -12,9 +12,15 @@ final class RawConnection {
 
     let fd: Int32
 
-    init(socketPath: String) throws {
+    /// Connects, waiting at most `timeout` for the daemon to take the connection into its
+    /// backlog (a full backlog makes `connect` wait).
+    init(socketPath: String, timeout: Duration = .seconds(30)) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure.connect(errno) }
+        var limit = timeval(
+            tv_sec: Int(timeout.components.seconds),
+            tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
