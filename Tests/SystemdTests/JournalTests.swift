@@ -72,6 +72,25 @@ struct JournalTests {
         logger.critical("it broke", error: POSIXError(.ENOSPC))
     }
 
+    /// An entry sent without waiting (the journal sink's way) arrives with every field, multi-line values intact,
+    /// through journald's native protocol.
+    @Test func datagramEntryArrivesIntactWhenSentWithoutWaiting() async throws {
+        try await JournaldFixture.withJournald { journald in
+            let testID = UUID().uuidString
+            let result = JournalDatagram.send([
+                ("MESSAGE", "sent without waiting"), ("PRIORITY", "5"), ("SYSLOG_IDENTIFIER", "remindd-tests"),
+                ("REMINDD_TEST_ID", testID), ("REMINDD_EVENT", "{\"a\":1}\nsecond line"),
+            ])
+            #expect(result == 0)
+            let entry = try journald.entry(matching: ["REMINDD_TEST_ID": testID])
+            #expect(entry["MESSAGE"] == "sent without waiting")
+            #expect(entry["PRIORITY"] == "5")
+            #expect(entry["REMINDD_EVENT"] == "{\"a\":1}\nsecond line")
+            #expect(entry["_PID"] == "\(getpid())")
+            #expect(entry["_TRANSPORT"] == "journal")
+        }
+    }
+
     /// With journald listening, the handler reports it available.
     @Test func isAvailableWhenJournaldListens() async throws {
         try await JournaldFixture.withJournald { _ in
