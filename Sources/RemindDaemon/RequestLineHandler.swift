@@ -22,8 +22,11 @@ final class RequestLineHandler: ChannelInboundHandler, RemovableChannelHandler {
         + #""detail":"the request line has no HTTP version; remindd speaks HTTP/1.1"}"#
 
     private var check = RequestLineCheck()
+    private var refused = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Whatever follows a refused line is dropped: the connection is closing.
+        guard !refused else { return }
         let buffer = unwrapInboundIn(data)
         switch check.consume(buffer.readableBytesView) {
         case .undecided:
@@ -32,6 +35,7 @@ final class RequestLineHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.fireChannelRead(data)
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         case .noVersion:
+            refused = true
             let response = context.channel.allocator.buffer(bytes: Self.refusal)
             context.writeAndFlush(wrapOutboundOut(response)).whenComplete { _ in context.close(promise: nil) }
         }

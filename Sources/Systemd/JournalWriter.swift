@@ -15,6 +15,8 @@ import Foundation
 /// writer logs one "N log messages dropped" entry (``MessageID/logMessagesDropped``).
 ///
 /// An entry journald refuses outright (it is gone, the entry is malformed) is written to standard error instead.
+///
+/// Its thread lives as long as the process: one writer serves every handler (``shared``).
 public final class JournalWriter: @unchecked Sendable {
     /// One entry: its journald fields, and the line standard error gets if journald refuses it.
     public struct Entry: Sendable {
