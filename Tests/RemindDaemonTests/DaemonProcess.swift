@@ -52,6 +52,8 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     static var binaryPath: String {
+        // Figures for the release build: REMINDD_TEST_BINARY=.build/release/remindd swift test …
+        if let chosen = ProcessInfo.processInfo.environment["REMINDD_TEST_BINARY"], !chosen.isEmpty { return chosen }
         // The test bundle sits next to the package's executables in the build directory.
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         var candidate = bundle.appendingPathComponent("remindd").path

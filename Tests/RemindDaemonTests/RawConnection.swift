@@ -91,6 +91,23 @@ final class RawConnection {
         return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) <= 0
     }
 
+    /// True when the daemon closed its socket entirely within `timeout`. Reading end of file only
+    /// says it will send nothing more, which a half-close (`shutdown(SHUT_WR)`) also says; a Unix
+    /// socket reports `POLLHUP` only once the peer's socket is gone.
+    func isHungUp(within timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let left = deadline - ContinuousClock.now
+            let milliseconds = Int32(
+                max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            // No events asked for: poll still reports POLLHUP, and returns 0 at the deadline.
+            var descriptor = pollfd(fd: fd, events: 0, revents: 0)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready < 0, errno == EINTR { continue }
+            return ready > 0 && descriptor.revents & Int16(POLLHUP) != 0
+        }
+    }
+
     /// The status code of the first HTTP response in `bytes`, if there is one.
     static func status(of bytes: [UInt8]) -> Int? {
         let text = String(decoding: bytes.prefix(64), as: UTF8.self)
