@@ -31,7 +31,7 @@ struct Snapshot {
     var segment: UInt64
     var schedules: [UserSchedule]
     var events: [(event: OutboxEvent, sinks: [String])]
-    var deadLetters: [DeadLetter] = []
+    var deadLetters: [DeadLetterRecord] = []
 
     /// `snapshot.tsv` (the schedules) and `outbox.tsv` (the events).
     func encoded() -> (schedules: [UInt8], outbox: [UInt8]) {
@@ -102,7 +102,7 @@ struct Snapshot {
         var schedules: [UserSchedule] = []
         schedules.reserveCapacity(count)
         var events: [(OutboxEvent, [String])] = []
-        var deadLetters: [DeadLetter] = []
+        var deadLetters: [DeadLetterRecord] = []
         for line in lines[1..<(lines.count - 1)] {
             let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
             if fields.first?.elementsEqual("U".utf8) == true {
@@ -123,7 +123,8 @@ struct Snapshot {
                         isSuppressed: fields[8].first == UInt8(ascii: "1"), lastReportAt: lastReportAt,
                         lastHeartbeatAt: heartbeat))
             } else if fields.first?.elementsEqual("X".utf8) == true, fields.count == 2,
-                case .object(let object)? = try? JSONParser.parse(fields[1]), let letter = DeadLetter(object: object)
+                case .object(let object)? = try? JSONParser.parse(fields[1]),
+                let letter = DeadLetterRecord(object: object)
             {
                 deadLetters.append(letter)
             } else if fields.first?.elementsEqual("E".utf8) == true, fields.count == 3,
@@ -143,7 +144,7 @@ struct Snapshot {
 
     init(
         segment: UInt64, schedules: [UserSchedule], events: [(event: OutboxEvent, sinks: [String])],
-        deadLetters: [DeadLetter] = []
+        deadLetters: [DeadLetterRecord] = []
     ) {
         self.segment = segment
         self.schedules = schedules

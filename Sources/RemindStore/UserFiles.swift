@@ -56,7 +56,7 @@ public struct UserFiles: Sendable {
     }
 
     /// What reading a user's file gave.
-    enum ReadResult {
+    enum ReadResult: Sendable {
         case missing
         case record(UserRecord)
         /// The file could not be decoded and was moved to `quarantine/` at `movedTo`.

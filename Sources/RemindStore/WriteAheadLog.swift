@@ -5,7 +5,7 @@ import Synchronization
     import Glibc
 #endif
 
-/// An append-only journal in `journal/<segment>.wal`, group-committed: many concurrent
+/// An append-only log in `wal/<segment>.wal`, group-committed: many concurrent
 /// appends share one `write` and one `fdatasync`.
 ///
 /// This is what makes a reply to a report mean "on disk" at tens of thousands of reports a
@@ -14,6 +14,10 @@ import Synchronization
 ///
 /// Each entry is one line. A crash can tear only the tail (an append is acknowledged after its
 /// fdatasync), so replay stops at the first incomplete line and cuts it off.
+///
+/// The writer is a thread of its own, not a job on the store's I/O pool: every report's reply
+/// waits for its fdatasync, so it must never queue behind a checkpoint or a batch of cold
+/// reads, and it sleeps on its condition between batches rather than holding a pool thread.
 public final class WriteAheadLog: @unchecked Sendable {
     public let directory: String
 

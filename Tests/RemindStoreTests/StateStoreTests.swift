@@ -96,15 +96,32 @@ struct StateStoreTests {
         _ = try await store.report(report(.denied, at: 0), for: Fixtures.userID("a"), receivedAt: start)
         let crashed = try fixture.crashCopy()
         defer { try? FileManager.default.removeItem(atPath: crashed) }
-        let journal = crashed + "/journal"
-        let segment = try #require(FileManager.default.contentsOfDirectory(atPath: journal).sorted().last)
-        let handle = try #require(FileHandle(forWritingAtPath: journal + "/" + segment))
+        let log = crashed + "/wal"
+        let segment = try #require(FileManager.default.contentsOfDirectory(atPath: log).sorted().last)
+        let handle = try #require(FileHandle(forWritingAtPath: log + "/" + segment))
         handle.seekToEndOfFile()
         handle.write(Data(#"{"op":"put","record":{"schemaVersion":1,"us"#.utf8))
         try handle.close()
         let recovered = try fixture.open(crashed)
         #expect(try await recovered.record(Fixtures.userID("a"))?.permissions?.location == .denied)
         #expect(fixture.notices.contains { if case .cutTornLogTail = $0 { true } else { false } })
+        await recovered.close()
+        await store.close()
+    }
+
+    /// A state directory from before the log moved to `wal/` (its log in `journal/`) opens
+    /// with every acknowledged change, and the log directory is moved over.
+    @Test func logInJournalDirectoryIsMigrated() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        _ = try await store.report(report(.denied, at: 0), for: Fixtures.userID("a"), receivedAt: start)
+        let crashed = try fixture.crashCopy()
+        defer { try? FileManager.default.removeItem(atPath: crashed) }
+        try FileManager.default.moveItem(atPath: crashed + "/wal", toPath: crashed + "/journal")
+        let recovered = try fixture.open(crashed)
+        #expect(try await recovered.record(Fixtures.userID("a"))?.permissions?.location == .denied)
+        #expect(!FileManager.default.fileExists(atPath: crashed + "/journal"))
+        #expect(FileManager.default.fileExists(atPath: crashed + "/wal"))
         await recovered.close()
         await store.close()
     }
@@ -124,7 +141,7 @@ struct StateStoreTests {
         let fired = try await store.fireDue(now: start.addingTimeInterval(60))
         #expect(fired.events.map(\.userID.rawValue).sorted() == ["x", "y"])
         #expect(try await store.fireDue(now: start.addingTimeInterval(3600)).users == 0)
-        let first = try #require(await store.nextEvent(for: "file"))
+        let first = try #require(await store.peekEvent(for: "file"))
         await store.complete(first.id, sink: "file")
         await store.complete(first.id, sink: "journal")
         #expect(await store.pendingEvents(for: "file") == 1)
@@ -136,7 +153,7 @@ struct StateStoreTests {
         defer { try? FileManager.default.removeItem(atPath: crashed) }
         let recovered = try fixture.open(crashed, policy: policy, sinks: ["file", "journal"])
         #expect(await recovered.pendingEvents(for: "file") == 1)
-        #expect(await recovered.nextEvent(for: "file")?.id != first.id)
+        #expect(await recovered.peekEvent(for: "file")?.id != first.id)
         #expect(try await recovered.record(Fixtures.userID("x"))?.openEpisode?.deliveries.count == 1)
         await recovered.close()
         await store.close()
@@ -145,7 +162,7 @@ struct StateStoreTests {
     /// Forgetting a user removes their file and schedule, also across a restart.
     @Test func deleteRemovesFileAndSchedule() async throws {
         let fixture = try StoreFixture()
-        var store: StateStore? = try fixture.open()
+        var store: FileStateStore? = try fixture.open()
         let userID = Fixtures.userID("gone")
         _ = try await store!.report(report(.denied, at: 0), for: userID, receivedAt: start)
         try await store!.checkpoint(snapshot: false)
@@ -159,14 +176,14 @@ struct StateStoreTests {
         store = nil
         let reopened = try fixture.open()
         #expect(try await reopened.record(userID) == nil)
-        #expect(await reopened.userCount == 0)
+        #expect(await reopened.statistics().users == 0)
         await reopened.close()
     }
 
     /// A user file that does not decode is quarantined when read; other users are served.
     @Test func corruptFileIsQuarantinedOnRead() async throws {
         let fixture = try StoreFixture()
-        var store: StateStore? = try fixture.open()
+        var store: FileStateStore? = try fixture.open()
         for name in ["ok", "broken"] {
             _ = try await store!.report(report(.always, at: 0), for: Fixtures.userID(name), receivedAt: start)
         }
@@ -178,7 +195,7 @@ struct StateStoreTests {
         #expect(try await reopened.record(Fixtures.userID("broken")) == nil)
         #expect(try await reopened.record(Fixtures.userID("ok")) != nil)
         #expect(await reopened.statistics().quarantined == 1)
-        #expect(await reopened.userCount == 1)
+        #expect(await reopened.statistics().users == 1)
         await reopened.close()
     }
 
@@ -211,27 +228,27 @@ struct DeadLetterStoreTests {
         let event = try #require(try await store.fireDue(now: start.addingTimeInterval(60)).events.first)
         await store.complete(event.id, sink: "file")
         try await store.deadLetter(
-            DeadLetter(event: event, sink: "hook", attempts: 12, lastError: "HTTP 500", deadLetteredAt: start))
+            DeadLetterRecord(event: event, sink: "hook", attempts: 12, lastError: "HTTP 500", deadLetteredAt: start))
         await store.complete(event.id, sink: "hook")
         #expect(await store.pendingEvents(for: "hook") == 0)
 
         let crashed = try fixture.crashCopy()
         defer { try? FileManager.default.removeItem(atPath: crashed) }
         let recovered = try fixture.open(crashed, policy: policy, sinks: ["file", "hook"])
-        #expect(await recovered.listDeadLetters().map(\.event.id) == [event.id])
-        #expect(await recovered.listDeadLetters().first?.lastError == "HTTP 500")
+        #expect(await recovered.deadLetters().map(\.event.id) == [event.id])
+        #expect(await recovered.deadLetters().first?.lastError == "HTTP 500")
 
         #expect(try await store.replayDeadLetters(ids: ["no-such-id"]) == 0)
         #expect(try await store.replayDeadLetters(ids: nil) == 1)
-        #expect(await store.listDeadLetters().isEmpty)
-        #expect(await store.nextEvent(for: "hook")?.id == event.id)
+        #expect(await store.deadLetters().isEmpty)
+        #expect(await store.peekEvent(for: "hook")?.id == event.id)
         #expect(await store.pendingEvents(for: "file") == 0)
         try await store.checkpoint(snapshot: true)
         let afterReplay = try fixture.crashCopy()
         defer { try? FileManager.default.removeItem(atPath: afterReplay) }
         let reopened = try fixture.open(afterReplay, policy: policy, sinks: ["file", "hook"])
-        #expect(await reopened.listDeadLetters().isEmpty)
-        #expect(await reopened.nextEvent(for: "hook")?.id == event.id)
+        #expect(await reopened.deadLetters().isEmpty)
+        #expect(await reopened.peekEvent(for: "hook")?.id == event.id)
         await reopened.close()
         await recovered.close()
         await store.close()
