@@ -202,6 +202,10 @@ public enum Daemon {
             logger.warning("cut \(bytes) bytes of an unacknowledged, torn write off the log")
         case .scannedAllFiles(let users):
             logger.notice("no snapshot: read every user file (\(users) users)")
+        case .damagedFile(let path, let movedTo, let reason, let consequence):
+            logger.error(
+                "damaged state file \(path): \(reason); \(consequence); kept for inspection as \(movedTo)",
+                metadata: [MessageID.metadataKey: MessageID.stateFileDamaged.metadataValue])
         case .checkpointFailed(let reason):
             logger.error("checkpoint failed: \(reason)")
         }

@@ -29,14 +29,40 @@ enum Recovery {
         var recovered = Recovered(
             outbox: Outbox(sinks: sinks),
             summary: OpenSummary(users: 0, fromSnapshot: false, replayedEntries: 0, pendingEvents: 0))
-        if let bytes = try FileIO.read(directory + "/" + Snapshot.outboxFileName),
-            let pending = Snapshot(bytes: bytes)
-        {
-            for (event, sinks) in pending.events { recovered.outbox.enqueue(event, sinks: sinks) }
-            for letter in pending.deadLetters { recovered.deadLetters.put(letter) }
+        let outboxPath = directory + "/" + Snapshot.outboxFileName
+        if let bytes = try FileIO.read(outboxPath) {
+            do throws(SnapshotDamage) {
+                let pending = try Snapshot(bytes: bytes)
+                for (event, sinks) in pending.events { recovered.outbox.enqueue(event, sinks: sinks) }
+                for letter in pending.deadLetters { recovered.deadLetters.put(letter) }
+            } catch {
+                // Nothing else holds these events once their log segments are gone: keep what
+                // still decodes, and the file for inspection.
+                let salvaged = Snapshot.salvage(bytes)
+                for (event, sinks) in salvaged.events { recovered.outbox.enqueue(event, sinks: sinks) }
+                for letter in salvaged.deadLetters { recovered.deadLetters.put(letter) }
+                notice(
+                    .damagedFile(
+                        path: outboxPath, movedTo: try files.quarantine(outboxPath), reason: error.description,
+                        consequence:
+                            "kept the \(salvaged.events.count) pending events and \(salvaged.deadLetters.count) dead letters that still decode; \(salvaged.lost) lines could not be read"
+                    ))
+            }
         }
         var firstSegment: UInt64 = 0
-        if let bytes = try FileIO.read(directory + "/" + Snapshot.fileName), let snapshot = Snapshot(bytes: bytes) {
+        let snapshotPath = directory + "/" + Snapshot.fileName
+        var snapshot: Snapshot?
+        if let bytes = try FileIO.read(snapshotPath) {
+            do throws(SnapshotDamage) {
+                snapshot = try Snapshot(bytes: bytes)
+            } catch {
+                notice(
+                    .damagedFile(
+                        path: snapshotPath, movedTo: try files.quarantine(snapshotPath), reason: error.description,
+                        consequence: "read every user file instead (a slower start, nothing lost)"))
+            }
+        }
+        if let snapshot {
             recovered.summary.fromSnapshot = true
             firstSegment = snapshot.segment
             recovered.schedules.reserveCapacity(snapshot.schedules.count)
@@ -49,13 +75,20 @@ enum Recovery {
             notice(.scannedAllFiles(users: records.count))
         }
 
-        let cut = try WriteAheadLog.replay(directory: walDirectory, from: firstSegment) { line in
-            guard let entry = LogEntry(line: line) else { return false }
+        let report = try WriteAheadLog.replay(
+            directory: walDirectory, from: firstSegment, decode: LogEntry.init(line:)
+        ) { entry in
             recovered.summary.replayedEntries += 1
             apply(entry, to: &recovered, files: files)
-            return true
         }
-        if cut > 0 { notice(.cutTornLogTail(bytes: cut)) }
+        if report.cutBytes > 0 { notice(.cutTornLogTail(bytes: report.cutBytes)) }
+        for (path, skipped) in report.damaged {
+            notice(
+                .damagedFile(
+                    path: path, movedTo: try files.quarantineCopy(path),
+                    reason: "\(skipped) entries failed their checksum",
+                    consequence: "skipped them and replayed every other entry; the segment stays in use"))
+        }
         recovered.summary.users = recovered.schedules.count
         recovered.summary.pendingEvents = recovered.outbox.entries.count
         return recovered

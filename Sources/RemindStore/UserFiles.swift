@@ -87,6 +87,16 @@ public struct UserFiles: Sendable {
         return target
     }
 
+    /// Keeps a copy of a file that stays in use (a damaged log segment) for inspection.
+    func quarantineCopy(_ path: String) throws(StoreError) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? "file"
+        let stamp = Int64(Date().timeIntervalSince1970 * 1000)
+        let target = "\(quarantineDirectory)/\(name).\(stamp)"
+        guard let bytes = try FileIO.read(path) else { throw .io("open", path, errno: ENOENT) }
+        try FileIO.replaceFile(target, with: bytes, temporaryPath: target + ".tmp", durable: true)
+        return target
+    }
+
     public var quarantinedCount: Int { FileIO.list(quarantineDirectory).count }
 
     /// Every user file, decoded; undecodable ones are quarantined and reported to `onBad`.

@@ -254,3 +254,136 @@ struct DeadLetterStoreTests {
         await store.close()
     }
 }
+
+/// Snapshot files and log entries carry checksums: damage is told apart from a crash, reported
+/// with the file, kept in quarantine, and costs no acknowledged change that can be read.
+struct DamagedStateTests {
+    let start = Fixtures.date("2026-11-15T10:00:00Z")
+
+    func damaged(_ notices: [StoreNotice]) -> [(path: String, movedTo: String, consequence: String)] {
+        notices.compactMap {
+            if case .damagedFile(let path, let movedTo, _, let consequence) = $0 {
+                (path, movedTo, consequence)
+            } else {
+                nil
+            }
+        }
+    }
+
+    /// Overwrites `count` bytes in the middle of `path`.
+    func scribble(_ path: String, count: Int = 48, at fraction: Double = 0.5) throws {
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        let size = handle.seekToEndOfFile()
+        handle.seek(toFileOffset: UInt64(Double(size) * fraction))
+        handle.write(Data(repeating: UInt8(ascii: "x"), count: count))
+        try handle.close()
+    }
+
+    /// A snapshot whose checksum fails is quarantined and the files are read instead: the
+    /// same users, the same schedules.
+    @Test func damagedSnapshotFallsBackToTheFiles() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        for index in 0..<30 {
+            _ = try await store.report(
+                PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID("u\(index)"),
+                receivedAt: start)
+        }
+        await store.close()
+        try scribble(fixture.directory + "/snapshot.tsv")
+        let reopened = try fixture.open()
+        let found = damaged(fixture.notices)
+        #expect(found.map(\.path) == [fixture.directory + "/snapshot.tsv"])
+        #expect(found.first?.movedTo.hasPrefix(fixture.directory + "/quarantine/snapshot.tsv.") == true)
+        #expect(found.first?.consequence.contains("read every user file") == true)
+        #expect(reopened.summary.fromSnapshot == false)
+        #expect(await reopened.statistics().users == 30)
+        #expect(await reopened.statistics().quarantined == 1)
+        await reopened.close()
+    }
+
+    /// A damaged outbox file keeps the events that still decode and names how many lines did
+    /// not.
+    @Test func damagedOutboxKeepsWhatDecodes() async throws {
+        let fixture = try StoreFixture()
+        let policy = ReminderPolicy(
+            configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
+        let store = try fixture.open(policy: policy)
+        for index in 0..<20 {
+            _ = try await store.report(
+                PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID("u\(index)"),
+                receivedAt: start)
+        }
+        _ = try await store.fireDue(now: start.addingTimeInterval(60))
+        #expect(await store.pendingEvents(for: "file") == 20)
+        await store.close()
+        // One event line (u5's) is broken in its middle; the others stay whole.
+        let outbox = fixture.directory + "/outbox.tsv"
+        let text = try String(contentsOfFile: outbox, encoding: .utf8)
+        let line = try #require(text.range(of: #""id":"u5/"#))
+        try scribble(
+            outbox, count: 8,
+            at: Double(text.utf8.distance(from: text.startIndex, to: line.upperBound)) / Double(text.utf8.count))
+        let reopened = try fixture.open(policy: policy)
+        let found = damaged(fixture.notices)
+        #expect(found.map(\.path) == [fixture.directory + "/outbox.tsv"])
+        #expect(found.first?.consequence.contains("1 lines could not be read") == true)
+        let pending = await reopened.pendingEvents(for: "file")
+        #expect(pending == 19)
+        await reopened.close()
+    }
+
+    /// An entry damaged in the middle of the log (good entries after it) is not a torn tail:
+    /// it is skipped and reported, nothing is cut, and every later entry is replayed.
+    @Test func damageInsideTheLogSkipsOnlyTheDamagedEntry() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        for (index, location) in [LocationAuthorization.denied, .whileInUse, .allowOnce].enumerated() {
+            _ = try await store.report(
+                PermissionReport(location: location, observedAt: start), for: Fixtures.userID("u\(index)"),
+                receivedAt: start)
+        }
+        let crashed = try fixture.crashCopy()
+        defer { try? FileManager.default.removeItem(atPath: crashed) }
+        let log = crashed + "/wal"
+        let segment = log + "/" + (try #require(FileManager.default.contentsOfDirectory(atPath: log).sorted().last))
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
+        // Inside the second of three entries: a letter of its JSON changed, still valid JSON.
+        let lines = try String(contentsOfFile: segment, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3)
+        let second = lines[1]
+        let offset = lines[0].utf8.count + 1 + second.utf8.count / 3
+        let handle = try #require(FileHandle(forUpdatingAtPath: segment))
+        handle.seek(toFileOffset: UInt64(offset))
+        handle.write(Data("~".utf8))
+        try handle.close()
+        let recovered = try fixture.open(crashed)
+        #expect(try await recovered.record(Fixtures.userID("u0"))?.permissions?.location == .denied)
+        #expect(try await recovered.record(Fixtures.userID("u2"))?.permissions?.location == .allowOnce)
+        #expect(try await recovered.record(Fixtures.userID("u1")) == nil)
+        #expect(!fixture.notices.contains { if case .cutTornLogTail = $0 { true } else { false } })
+        #expect(damaged(fixture.notices).map(\.path) == [segment])
+        #expect(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int == size)
+        await recovered.close()
+        await store.close()
+    }
+
+    /// A snapshot written before files carried a checksum (format 1) is still read as it is.
+    @Test func formatOneSnapshotStillLoads() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        _ = try await store.report(
+            PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID("a"), receivedAt: start)
+        await store.close()
+        let path = fixture.directory + "/snapshot.tsv"
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[0] = lines[0].replacingOccurrences(of: "\t2\t", with: "\t1\t")
+        lines[lines.count - 1] = lines[lines.count - 1].split(separator: "\t").prefix(2).joined(separator: "\t")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let reopened = try fixture.open()
+        #expect(reopened.summary.fromSnapshot)
+        #expect(damaged(fixture.notices).isEmpty)
+        #expect(try await reopened.record(Fixtures.userID("a"))?.permissions?.location == .whileInUse)
+        await reopened.close()
+    }
+}
