@@ -72,11 +72,7 @@ extension FileStateStore {
 
     /// The status counts, from counters kept current (no visit of every user).
     public func statistics() -> StoreStatistics {
-        var statistics = StoreStatistics()
-        statistics.users = schedules.count
-        statistics.openEpisodes = schedules.openEpisodes
-        statistics.pendingReminders = schedules.pendingReminders
-        statistics.nextReminderAt = schedules.nextReminderAt()
+        var statistics = schedules.statistics()
         statistics.suppressed = suppressedTotal
         // An operator may clear the directory: it is listed, not counted (it holds few files).
         statistics.quarantined = files.quarantinedCount

@@ -75,11 +75,7 @@ public actor MemoryStateStore: StateStore {
     }
 
     public func statistics() -> StoreStatistics {
-        var statistics = StoreStatistics()
-        statistics.users = schedule.count
-        statistics.openEpisodes = schedule.openEpisodes
-        statistics.pendingReminders = schedule.pendingReminders
-        statistics.nextReminderAt = schedule.nextReminderAt()
+        var statistics = schedule.statistics()
         statistics.suppressed = suppressed
         for sink in outbox.sinks { statistics.outboxPending[sink] = outbox.pending(sink: sink) }
         statistics.eventsDelivered = completed

@@ -94,6 +94,16 @@ struct ScheduleBook {
         return nil
     }
 
+    /// The status counts this book keeps; the store adds its own (outbox, dead letters).
+    mutating func statistics() -> StoreStatistics {
+        var statistics = StoreStatistics()
+        statistics.users = count
+        statistics.openEpisodes = openEpisodes
+        statistics.pendingReminders = pendingReminders
+        statistics.nextReminderAt = nextReminderAt()
+        return statistics
+    }
+
     /// Reminders due before `dueBefore` (all when nil), soonest first, at most `limit`.
     func pendingReminders(dueBefore: Date?, limit: Int) -> [ScheduledReminder] {
         var pending: [ScheduledReminder] = []

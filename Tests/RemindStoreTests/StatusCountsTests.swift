@@ -9,18 +9,6 @@ import Testing
 struct StatusCountsTests {
     let start = Fixtures.date("2026-11-15T10:00:00Z")
 
-    /// A small deterministic generator, so a failure replays.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let cases: [(StoreBackend, heartbeat: Bool)] = StoreBackend.allCases.flatMap { [($0, false), ($0, true)] }
 
     /// 1,000 random operations over 40 users; the counts are compared with a recount from the
@@ -32,7 +20,7 @@ struct StatusCountsTests {
         configuration.heartbeatIntervalSeconds = heartbeat ? 900 : nil
         let opened = try backend.open(policy: ReminderPolicy(configuration: configuration), now: start)
         let store = opened.store
-        var random = SplitMix(state: heartbeat ? 7 : 3)
+        var random = SplitMix64(seed: heartbeat ? 7 : 3)
         var known: Set<UserID> = []
         var now = start
         let locations: [LocationAuthorization] = [.always, .whileInUse, .denied, .allowOnce]
