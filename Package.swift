@@ -35,6 +35,7 @@ let package = Package(
                 "RemindCore", "CRemindSys",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(
@@ -42,6 +43,9 @@ let package = Package(
             dependencies: [
                 "RemindCore", "CRemindSys", "Systemd", .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -58,7 +62,7 @@ let package = Package(
         .target(
             name: "RemindDaemon",
             dependencies: [
-                "RemindCore", "RemindAPI", "RemindConfig", "RemindStore", "RemindSinks", "Systemd", "CRemindSys",
+                "RemindCore", "RemindAPI", "RemindConfig", "RemindStore", "RemindSinks", "Systemd",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -82,7 +86,13 @@ let package = Package(
             ],
             linkerSettings: installedRuntimeSearchPath
         ),
-        .target(name: "RemindClient", dependencies: ["RemindAPI", "RemindCore"]),
+        .target(
+            name: "RemindClient",
+            dependencies: [
+                "RemindAPI", "RemindCore", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "remindctl",
             dependencies: [
@@ -94,7 +104,8 @@ let package = Package(
         .target(
             name: "RemindTesting",
             dependencies: [
-                "RemindCore", .product(name: "Hummingbird", package: "hummingbird"),
+                "RemindCore", "RemindSinks", "RemindStore", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -105,6 +116,7 @@ let package = Package(
             name: "RemindSinksTests",
             dependencies: [
                 "RemindSinks", "RemindCore", "RemindTesting", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -9,18 +9,6 @@ int remindsys_syncfs(int fd) {
     return syncfs(fd);
 }
 
-int remindsys_peer_credentials(int fd, unsigned int *uid, unsigned int *gid, int *pid) {
-    struct ucred credentials;
-    socklen_t length = sizeof(credentials);
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) {
-        return -1;
-    }
-    *uid = credentials.uid;
-    *gid = credentials.gid;
-    *pid = credentials.pid;
-    return 0;
-}
-
 int remindsys_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }

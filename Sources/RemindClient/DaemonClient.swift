@@ -74,8 +74,7 @@ public struct DaemonClient: Sendable {
             body = writer.bytes
         }
         return try exchange("POST", APIPaths.deadLettersReplay, body: body) { json throws(ValidationError) in
-            var reader = try AnswerReader(json)
-            return try reader.int("replayed")
+            try DeadLetterReplay(json: json).replayed
         }
     }
 

@@ -16,69 +16,40 @@ extension APIResponder {
         }
         let limit = try Self.integerParameter(request, "limit", range: 1...100_000) ?? 100
         let reminders = await runtime.store.pendingReminders(dueBefore: dueBefore, limit: limit)
-        return HTTPResponses.json { writer in
-            writer.beginObject()
-            writer.key("reminders")
-            writer.beginArray()
-            for reminder in reminders {
-                writer.beginObject()
-                writer.member("userID", reminder.userID.rawValue)
-                writer.member("dueAt", RFC3339.format(reminder.dueAt))
-                writer.member("sequence", reminder.sequence)
-                writer.member("reason", reminder.reason.rawValue)
-                writer.endObject()
-            }
-            writer.endArray()
-            writer.endObject()
-        }
+        return HTTPResponses.json(
+            PendingReminder.listJSON(
+                reminders.map {
+                    PendingReminder(
+                        userID: $0.userID.rawValue, dueAt: $0.dueAt, sequence: $0.sequence, reason: $0.reason)
+                }))
     }
 
     func getStatus() async -> Response {
         let statistics = await runtime.store.statistics()
         let sinkCounts = runtime.sinks.map { ($0, $0.statistics.snapshot) }
-        let deadLetters = await runtime.store.listDeadLetters().count
-        let configuration = runtime.configuration
-        return HTTPResponses.json { writer in
-            writer.beginObject()
-            writer.member("version", DaemonRuntime.version)
-            writer.member("startedAt", RFC3339.format(runtime.startedAt))
-            writer.member("users", statistics.users)
-            writer.member("openEpisodes", statistics.openEpisodes)
-            writer.member("pendingReminders", statistics.pendingReminders)
-            writer.member("nextReminderAt", statistics.nextReminderAt.map(RFC3339.format))
-            writer.member("delivered", statistics.eventsDelivered)
-            writer.member("suppressed", statistics.suppressed)
-            writer.member("failed", sinkCounts.reduce(0) { $0 + $1.1.failed })
-            writer.member("deadLetters", deadLetters)
-            writer.member("quarantined", statistics.quarantined)
-            writer.key("sinks")
-            writer.beginArray()
-            for (handle, counts) in sinkCounts {
-                writer.beginObject()
-                writer.member("name", handle.sink.name)
-                writer.member("type", handle.sink.type)
-                writer.member("delivered", counts.delivered)
-                writer.member("failed", counts.failed)
-                writer.member("pending", statistics.outboxPending[handle.sink.name] ?? 0)
-                writer.endObject()
-            }
-            writer.endArray()
-            writer.key("notification")
-            writer.value(configuration.notification.json)
-            writer.endObject()
-        }
+        let status = DaemonStatus(
+            version: DaemonRuntime.version, startedAt: runtime.startedAt, users: statistics.users,
+            openEpisodes: statistics.openEpisodes, pendingReminders: statistics.pendingReminders,
+            nextReminderAt: statistics.nextReminderAt, delivered: statistics.eventsDelivered,
+            suppressed: statistics.suppressed, failed: sinkCounts.reduce(0) { $0 + $1.1.failed },
+            deadLetters: statistics.deadLetters, quarantined: statistics.quarantined,
+            sinks: sinkCounts.map { handle, counts in
+                DaemonStatus.Sink(
+                    name: handle.sink.name, type: handle.sink.type, delivered: counts.delivered, failed: counts.failed,
+                    pending: statistics.outboxPending[handle.sink.name] ?? 0)
+            },
+            notification: runtime.configuration.notification)
+        return HTTPResponses.json(status.jsonBytes)
     }
 
     func getDeadLetters() async -> Response {
-        let letters = await runtime.store.listDeadLetters()
-        return HTTPResponses.json { writer in
-            writer.beginObject()
-            writer.key("deadLetters")
-            writer.beginArray()
-            for letter in letters { letter.write(to: &writer) }
-            writer.endArray()
-            writer.endObject()
+        let letters = await runtime.store.deadLetters().map { letter in
+            DeadLetter(
+                id: letter.event.id, sink: letter.sink, attempts: letter.attempts, lastError: letter.lastError,
+                deadLetteredAt: letter.deadLetteredAt,
+                event: (try? JSONParser.parse(letter.event.bytes)) ?? .string(letter.event.json))
         }
+        return HTTPResponses.json(DeadLetter.listJSON(letters))
     }
 
     /// Re-queues all dead letters, or those named in `{"ids":[...]}` (event ids).
@@ -107,11 +78,7 @@ extension APIResponder {
         }
         let replayed = try await runtime.store.replayDeadLetters(ids: ids)
         runtime.logger.notice("replayed \(replayed) dead letter(s)")
-        return HTTPResponses.json { writer in
-            writer.beginObject()
-            writer.member("replayed", replayed)
-            writer.endObject()
-        }
+        return HTTPResponses.json(DeadLetterReplay(replayed: replayed).jsonBytes)
     }
 
     func getConfiguration() -> Response {

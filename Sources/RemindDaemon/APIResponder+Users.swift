@@ -75,17 +75,9 @@ extension APIResponder {
         guard let record = try await runtime.store.record(userID) else {
             return HTTPResponses.notFound("no user \(userID)")
         }
-        return HTTPResponses.json { writer in
-            writer.beginObject()
-            writer.member("userID", userID.rawValue)
-            writer.key("entries")
-            writer.beginArray()
-            for entry in record.history.prefix(limit) {
-                entry.write(to: &writer, observations: false)
-            }
-            writer.endArray()
-            writer.endObject()
-        }
+        let history = UserHistory(
+            userID: userID.rawValue, entries: record.history.prefix(limit).map(UserHistory.Entry.init))
+        return HTTPResponses.json(history.jsonBytes)
     }
 
     func getExplanation(_ userID: UserID) async throws -> Response {
@@ -94,21 +86,7 @@ extension APIResponder {
         }
         let policy = await runtime.store.policy
         let explanation = policy.explain(record, now: runtime.wallClock(), daemonStartedAt: runtime.startedAt)
-        return HTTPResponses.json { writer in
-            writer.beginObject()
-            writer.member("userID", userID.rawValue)
-            writer.member("nextReminderAt", explanation.nextReminderAt.map(RFC3339.format))
-            writer.key("reasons")
-            writer.beginArray()
-            for reason in explanation.reasons {
-                writer.beginObject()
-                writer.member("code", reason.code.rawValue)
-                writer.member("text", reason.text)
-                writer.endObject()
-            }
-            writer.endArray()
-            writer.endObject()
-        }
+        return HTTPResponses.json(UserExplanation(userID: userID, explanation).jsonBytes)
     }
 
     /// An integer query parameter in `range`; nil when absent; a 400 naming it otherwise.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 import RemindConfig
 import RemindCore
 import RemindSinks
@@ -51,14 +52,20 @@ public enum Daemon {
         tuning: Tuning = Tuning(),
         reread: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) throws(StartupError) -> (group: ServiceGroup, runtime: DaemonRuntime) where C.Duration == Duration {
-        let store: StateStore
+        // The one pool for blocking file I/O: cold reads of user files, checkpoints, the file
+        // sink's appends, commands. Sixteen threads keep a disk busy when a million due users'
+        // files are read cold; the write-ahead log keeps a thread of its own (see there).
+        let io = NIOThreadPool(numberOfThreads: 16)
+        io.start()
+        let store: FileStateStore
         let sinkNames = configuration.sinks.map(\.name)
         do {
-            store = try StateStore(
-                options: .init(directory: configuration.stateDirectory, sinks: sinkNames),
+            store = try FileStateStore(
+                options: .init(directory: configuration.stateDirectory, sinks: sinkNames, io: io),
                 policy: ReminderPolicy(configuration: configuration.policy), now: wallClock(),
                 notice: { logStoreNotice($0, logger: logger) })
         } catch {
+            try? io.syncShutdownGracefully()
             throw StartupError("remindd: \(error)")
         }
         let summary = store.summary
@@ -66,15 +73,23 @@ public enum Daemon {
             "state loaded from \(configuration.stateDirectory): \(summary.users) users (\(summary.fromSnapshot ? "snapshot" : "full scan") + \(summary.replayedEntries) log entries), \(summary.pendingEvents) events pending",
             metadata: [MessageID.metadataKey: MessageID.started.metadataValue])
 
-        let handles = try makeSinks(configuration.sinks, logger: logger, metrics: metrics)
+        let handles: [DaemonRuntime.SinkHandle]
+        do {
+            handles = try makeSinks(configuration.sinks, logger: logger, metrics: metrics, io: io)
+        } catch {
+            try? io.syncShutdownGracefully()
+            throw error
+        }
         let runtime = DaemonRuntime(
             configuration: configuration, store: store, sinks: handles, logger: logger, notifier: notifier,
             metrics: metrics, wallClock: wallClock, reread: reread)
 
         var services: [any Service] = [
+            // First, so the last to stop: the store's final checkpoint still runs on it.
+            ThreadPoolService(pool: io),
             StoreService(
                 store: store, clock: clock, logger: logger, checkpointInterval: tuning.checkpointInterval,
-                snapshotInterval: tuning.snapshotInterval)
+                snapshotInterval: tuning.snapshotInterval),
         ]
         for handle in handles {
             let sinkName = handle.sink.name
@@ -84,7 +99,7 @@ public enum Daemon {
                 rateLimit: handle.rateLimit, maxConcurrency: handle.maxConcurrency,
                 deadLetter: { event, attempts, lastError in
                     try await store.deadLetter(
-                        DeadLetter(
+                        DeadLetterRecord(
                             event: event, sink: sinkName, attempts: attempts, lastError: lastError,
                             deadLetteredAt: wallClock().millisecondPrecision))
                     logger.error(
@@ -113,7 +128,7 @@ public enum Daemon {
     }
 
     static func makeSinks(
-        _ sinks: [SinkConfiguration], logger: Logger, metrics: DaemonMetrics
+        _ sinks: [SinkConfiguration], logger: Logger, metrics: DaemonMetrics, io: NIOThreadPool
     ) throws(StartupError) -> [DaemonRuntime.SinkHandle] {
         var handles: [DaemonRuntime.SinkHandle] = []
         for configuration in sinks {
@@ -122,9 +137,10 @@ public enum Daemon {
             case .journal:
                 sink = JournalSink(name: configuration.name, messageIDs: eventMessageIDs)
             case .file(let file):
-                sink = FileSink(name: configuration.name, path: file.path)
+                sink = FileSink(name: configuration.name, path: file.path, io: io)
             case .exec(let exec):
-                sink = ExecSink(name: configuration.name, command: exec.command, timeoutSeconds: exec.timeoutSeconds)
+                sink = ExecSink(
+                    name: configuration.name, command: exec.command, timeoutSeconds: exec.timeoutSeconds, io: io)
             case .webhook(let hook):
                 var secret: String?
                 if let secretFile = hook.secretFile {
@@ -186,6 +202,10 @@ public enum Daemon {
             logger.warning("cut \(bytes) bytes of an unacknowledged, torn write off the log")
         case .scannedAllFiles(let users):
             logger.notice("no snapshot: read every user file (\(users) users)")
+        case .damagedFile(let path, let movedTo, let reason, let consequence):
+            logger.error(
+                "damaged state file \(path): \(reason); \(consequence); kept for inspection as \(movedTo)",
+                metadata: [MessageID.metadataKey: MessageID.stateFileDamaged.metadataValue])
         case .checkpointFailed(let reason):
             logger.error("checkpoint failed: \(reason)")
         }

@@ -23,7 +23,10 @@ public final class DaemonRuntime: Sendable {
 
     public static let version = "0.1.0"
 
-    public let store: StateStore
+    /// The state, behind the store protocol: the backend is chosen by configuration at run
+    /// time, so it is held as an existential here rather than threaded through every route
+    /// and service as a generic parameter.
+    public let store: any StateStore
     public let startedAt: Date
     public let sinks: [SinkHandle]
     public let logger: Logger
@@ -41,7 +44,7 @@ public final class DaemonRuntime: Sendable {
     }
 
     public init(
-        configuration: DaemonConfiguration, store: StateStore, sinks: [SinkHandle], logger: Logger,
+        configuration: DaemonConfiguration, store: any StateStore, sinks: [SinkHandle], logger: Logger,
         notifier: SystemdNotifier = SystemdNotifier(), metrics: DaemonMetrics = DaemonMetrics(),
         wallClock: @escaping @Sendable () -> Date,
         reread: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration

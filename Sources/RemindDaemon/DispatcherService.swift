@@ -1,11 +1,8 @@
 import Logging
 import RemindCore
 import RemindSinks
-import RemindStore
 import ServiceLifecycle
 import Systemd
-
-extension StateStore: OutboxSource {}
 
 /// Runs one sink's dispatcher as a service. On shutdown the delivery in progress finishes;
 /// whatever is left stays in the durable outbox for the next start.

@@ -19,7 +19,8 @@ public struct SchedulerService<C: Clock>: Service where C.Duration == Duration {
     /// Users fired per pass, so that a million reminders due at once are written in batches
     /// that share log commits, while reports keep being served in between.
     let batchSize: Int
-    /// How often `STATUS=` is refreshed: it counts every user, so not on every pass.
+    /// How often `STATUS=` is refreshed. The counts cost nothing (the store keeps them
+    /// current); this bounds the datagrams to systemd, which shows only the latest.
     let statusInterval: Duration = .seconds(10)
 
     public init(

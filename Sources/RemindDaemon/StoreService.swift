@@ -6,14 +6,14 @@ import ServiceLifecycle
 /// snapshot every `snapshotInterval`, and on shutdown (after everything that writes has
 /// stopped: it is the first service, so the last to stop) a final snapshot.
 public struct StoreService<C: Clock>: Service where C.Duration == Duration {
-    let store: StateStore
+    let store: any StateStore
     let clock: C
     let logger: Logger
     let checkpointInterval: Duration
     let snapshotInterval: Duration
 
     public init(
-        store: StateStore, clock: C, logger: Logger, checkpointInterval: Duration = .seconds(2),
+        store: any StateStore, clock: C, logger: Logger, checkpointInterval: Duration = .seconds(2),
         snapshotInterval: Duration = .seconds(60)
     ) {
         self.store = store

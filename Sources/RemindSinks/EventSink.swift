@@ -10,7 +10,10 @@ import RemindCore
 ///   backoff, others go to the dead letters at once.
 /// - It may be called again with the same event (at-least-once: a crash between delivery
 ///   and acknowledgement redelivers); the event's `id` lets receivers de-duplicate.
-/// - It is called by one dispatcher task at a time per sink, in outbox order.
+/// - It may be called concurrently, up to the sink's `maxConcurrency` deliveries at once (a
+///   webhook's receiver takes many requests in parallel; a file sink group-commits them), but
+///   never with two events of the same user at once, and each user's events come in outbox
+///   order: a withdraw never overtakes the reminder it withdraws.
 /// - The bytes to send are `event.bytes`, unchanged: every sink sends the same JSON.
 public protocol EventSink: Sendable {
     /// The sink's name from the configuration, for logs, metrics and the outbox.

@@ -1,6 +1,7 @@
 import CRemindSys
 import Dispatch
 import Foundation
+import NIOPosix
 import RemindCore
 
 #if canImport(Glibc)
@@ -15,17 +16,27 @@ import RemindCore
 ///
 /// The argv is run as given, with no shell. Output (stdout and stderr together) is kept up to
 /// `outputLimit` bytes for the failure message.
+///
+/// Spawning and waiting for the command block, so they run as a job on the injected I/O pool.
+/// Feeding stdin, reading the output and the timeout have short-lived threads of their own:
+/// they must make progress while that job waits for the command, and as pool jobs they could
+/// queue behind that very wait (or behind a checkpoint) until the command hangs on a full pipe. (swift-subprocess was tried instead: its `run` reaps the command only after
+/// the output pipe closes, so a command that leaves a background child holding its stdout —
+/// `notify-send` starting a D-Bus daemon — would count as timed out instead of delivered the
+/// moment it exits; here the group is killed as soon as the command itself exits.)
 public struct ExecSink: EventSink {
     public let name: String
     public var type: String { "exec" }
     public let command: [String]
     public let timeoutSeconds: Double
     public let outputLimit = 4096
+    let io: NIOThreadPool
 
-    public init(name: String = "exec", command: [String], timeoutSeconds: Double = 10) {
+    public init(name: String = "exec", command: [String], timeoutSeconds: Double = 10, io: NIOThreadPool = .singleton) {
         self.name = name
         self.command = command
         self.timeoutSeconds = timeoutSeconds
+        self.io = io
     }
 
     public func deliver(_ event: OutboxEvent) async throws(SinkError) {
@@ -33,12 +44,14 @@ public struct ExecSink: EventSink {
         let environment = Self.environment(for: event)
         let timeout = timeoutSeconds
         let limit = outputLimit
-        let result: Result<Void, SinkError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    returning: Self.run(
-                        command, stdin: event.bytes, environment: environment, timeout: timeout, limit: limit))
+        let io = self.io
+        let result: Result<Void, SinkError>
+        do {
+            result = try await io.runIfActive {
+                Self.run(command, stdin: event.bytes, environment: environment, timeout: timeout, limit: limit)
             }
+        } catch {
+            throw SinkError("the I/O pool has stopped")
         }
         try result.get()
     }
@@ -109,7 +122,7 @@ public struct ExecSink: EventSink {
         // Stdin and output are served on their own threads so a command that neither reads
         // nor exits cannot block us past the timeout.
         let stdinFD = inputPipe[1]
-        let writer = Thread {
+        Thread {
             signal(SIGPIPE, SIG_IGN)
             var offset = 0
             while offset < input.count {
@@ -118,8 +131,7 @@ public struct ExecSink: EventSink {
                 offset += written
             }
             close(stdinFD)
-        }
-        writer.start()
+        }.start()
         let output = OutputCollector(fd: outputPipe[0], limit: limit)
         let watchdog = GroupKiller(processGroup: pid, after: timeout)
         var status: Int32 = 0
@@ -167,31 +179,33 @@ final class OutputCollector: @unchecked Sendable {
 }
 
 /// Kills a process group unless cancelled within `after` seconds, on a thread of its own so
-/// the timeout holds however busy everything else is.
+/// the timeout holds however busy everything else is. The deadline is on the monotonic
+/// clock: a jump of the wall clock neither kills a command early nor lets it run on.
 final class GroupKiller: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var cancelled = false
+    private let cancelled = DispatchSemaphore(value: 0)
+    private let state = NSLock()
     private var fired = false
+    private var finished = false
 
     init(processGroup: pid_t, after seconds: Double) {
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = DispatchTime.now() + .nanoseconds(Int(seconds * 1_000_000_000))
         Thread { [self] in
-            condition.lock()
-            while !cancelled && condition.wait(until: deadline) {}
-            if !cancelled {
+            guard cancelled.wait(timeout: deadline) == .timedOut else { return }
+            state.lock()
+            defer { state.unlock() }
+            if !finished {
                 fired = true
                 kill(-processGroup, SIGKILL)
             }
-            condition.unlock()
         }.start()
     }
 
     /// Stops the timer; returns true when it had already killed the group.
     func cancel() -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        cancelled = true
-        condition.signal()
+        state.lock()
+        defer { state.unlock() }
+        finished = true
+        cancelled.signal()
         return fired
     }
 }

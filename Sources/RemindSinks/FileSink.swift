@@ -1,4 +1,4 @@
-import Dispatch
+import NIOPosix
 import RemindCore
 import Synchronization
 
@@ -12,13 +12,14 @@ import Synchronization
 /// progress are group-committed: the next write appends all their lines at once and one fsync
 /// covers them, so with several deliveries in flight (the dispatcher's `maxConcurrency`) the
 /// sink is no longer bound to one event per fsync (about 1,000/s on a typical disk). The I/O
-/// runs on a queue of its own: fsync blocks, and the cooperative pool has only as many
-/// threads as cores.
+/// runs on the injected blocking-I/O pool: fsync blocks, and the cooperative pool has only as
+/// many threads as cores. At most one drain runs at a time, so the pool holds one job of this
+/// sink at most.
 public final class FileSink: EventSink, Sendable {
     public let name: String
     public var type: String { "file" }
     public let path: String
-    private let queue: DispatchQueue
+    private let io: NIOThreadPool
     private let pending = Mutex(Batch())
 
     private struct Batch {
@@ -28,10 +29,17 @@ public final class FileSink: EventSink, Sendable {
         var draining = false
     }
 
-    public init(name: String = "file", path: String) {
+    /// Appends made so far (each one write and one fsync), however many lines each held.
+    public var commits: Int { committed.withLock { $0 } }
+    private let committed = Mutex(0)
+
+    /// Lines waiting for the next append.
+    public var queued: Int { pending.withLock { $0.lines.count } }
+
+    public init(name: String = "file", path: String, io: NIOThreadPool = .singleton) {
         self.name = name
         self.path = path
-        self.queue = DispatchQueue(label: "remindd.sink.\(name)")
+        self.io = io
     }
 
     public func deliver(_ event: OutboxEvent) async throws(SinkError) {
@@ -43,7 +51,12 @@ public final class FileSink: EventSink, Sendable {
                 defer { batch.draining = true }
                 return !batch.draining
             }
-            if schedule { queue.async { self.drain() } }
+            if schedule {
+                io.submit { state in
+                    guard case .active = state else { return self.failPending("the I/O pool has stopped") }
+                    self.drain()
+                }
+            }
         }
         try result.get()
     }
@@ -62,8 +75,18 @@ public final class FileSink: EventSink, Sendable {
             }
             guard let batch else { return }
             let result = Self.append(Array(batch.lines.joined()), to: path)
+            committed.withLock { $0 += 1 }
             for waiter in batch.waiters { waiter.resume(returning: result) }
         }
+    }
+
+    /// Answers everything pending with a retryable failure (the daemon is stopping).
+    private func failPending(_ message: String) {
+        let batch = pending.withLock { batch -> Batch in
+            defer { batch = Batch() }
+            return batch
+        }
+        for waiter in batch.waiters { waiter.resume(returning: .failure(SinkError(message))) }
     }
 
     private static func append(_ bytes: [UInt8], to path: String) -> Result<Void, SinkError> {

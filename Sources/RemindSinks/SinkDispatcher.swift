@@ -95,7 +95,7 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
                 await source.complete(event.id, sink: sink.name)
                 return true
             } catch {
-                statistics.recordFailure(error.message)
+                statistics.recordFailure()
                 var metadata: Logger.Metadata = [
                     "REMINDD_SINK": .string(sink.name), "REMINDD_EVENT_ID": .string(event.id),
                     "REMINDD_USER_ID": .string(event.userID.rawValue),

@@ -12,11 +12,6 @@ public final class SinkStatistics: Sendable {
         public var delivered = 0
         /// Failed attempts (each retry counts).
         public var failed = 0
-        public var deadLettered = 0
-        public var lastError: String?
-        /// Sum and count of delivery latencies (first attempt to success), in seconds.
-        public var latencySum = 0.0
-        public var latencyCount = 0
         /// Events waiting out a backoff before their next attempt.
         public var retrying = 0
         /// Events being handed to the sink right now.
@@ -58,27 +53,18 @@ public final class SinkStatistics: Sendable {
     public var snapshot: Counts { counts.withLock { $0 } }
 
     func recordDelivered(latency duration: Duration) {
-        let seconds = duration.seconds
-        counts.withLock {
-            $0.delivered += 1
-            $0.latencySum += seconds
-            $0.latencyCount += 1
-        }
+        counts.withLock { $0.delivered += 1 }
         delivered.increment()
         latency.recordNanoseconds(
             duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
-    func recordFailure(_ message: String) {
-        counts.withLock {
-            $0.failed += 1
-            $0.lastError = message
-        }
+    func recordFailure() {
+        counts.withLock { $0.failed += 1 }
         failed.increment()
     }
 
     func recordDeadLetter() {
-        counts.withLock { $0.deadLettered += 1 }
         deadLettered.increment()
     }
 

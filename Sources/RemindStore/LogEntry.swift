@@ -8,13 +8,13 @@ import RemindCore
 ///   neither.
 /// - `{"op":"delete","userID":"…"}`: the user was forgotten.
 /// - `{"op":"ack","id":"…","sink":"…"}`: a sink is done with an event.
-/// - `{"op":"dead","letter":{…}}`: a sink gave up on an event (see `DeadLetter`).
+/// - `{"op":"dead","letter":{…}}`: a sink gave up on an event (see `DeadLetterRecord`).
 /// - `{"op":"replay","id":"…","sink":"…"}`: a dead letter went back to its sink's queue.
 enum LogEntry {
     case put(UserRecord, events: [(event: OutboxEvent, sinks: [String])])
     case delete(UserID)
     case ack(eventID: String, sink: String)
-    case dead(DeadLetter)
+    case dead(DeadLetterRecord)
     case replay(eventID: String, sink: String)
 
     var line: [UInt8] {
@@ -95,7 +95,8 @@ enum LogEntry {
             guard case .string(let id)? = object["id"], case .string(let sink)? = object["sink"] else { return nil }
             self = op == "ack" ? .ack(eventID: id, sink: sink) : .replay(eventID: id, sink: sink)
         case "dead":
-            guard case .object(let letterObject)? = object["letter"], let letter = DeadLetter(object: letterObject)
+            guard case .object(let letterObject)? = object["letter"],
+                let letter = DeadLetterRecord(object: letterObject)
             else { return nil }
             self = .dead(letter)
         default:

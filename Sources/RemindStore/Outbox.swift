@@ -20,9 +20,14 @@ struct Outbox {
     /// Events a sink's dispatcher holds right now (claimed, not yet completed or released).
     private var claimed: [String: Set<String>] = [:]
     private var nextSequence: UInt64 = 0
+    /// Events pending per sink, kept as they come and go (status asks often).
+    private var pendingCounts: [String: Int] = [:]
 
     init(sinks: [String]) {
-        for sink in sinks { queues[sink] = [] }
+        for sink in sinks {
+            queues[sink] = []
+            pendingCounts[sink] = 0
+        }
     }
 
     var sinks: [String] { Array(queues.keys) }
@@ -35,7 +40,10 @@ struct Outbox {
         guard !remaining.isEmpty else { return }
         entries[event.id] = Entry(event: event, remaining: remaining, sequence: nextSequence)
         nextSequence += 1
-        for sink in remaining { queues[sink]!.append(event.id) }
+        for sink in remaining {
+            queues[sink]!.append(event.id)
+            pendingCounts[sink]! += 1
+        }
     }
 
     /// Puts an event back in front of one sink (a replayed dead letter), whether or not it is
@@ -50,12 +58,7 @@ struct Outbox {
             nextSequence += 1
         }
         queues[sink]!.append(event.id)
-    }
-
-    /// The oldest event still waiting for `sink`, without removing it.
-    mutating func peek(sink: String) -> OutboxEvent? {
-        dropFinished(sink: sink)
-        return queues[sink]?.first.flatMap { entries[$0]?.event }
+        pendingCounts[sink]! += 1
     }
 
     /// Claims the oldest event for `sink` that is not claimed already and has no earlier
@@ -110,14 +113,13 @@ struct Outbox {
     mutating func complete(_ id: String, sink: String) -> Bool {
         claimed[sink]?.remove(id)
         guard var entry = entries[id], entry.remaining.remove(sink) != nil else { return false }
+        pendingCounts[sink]! -= 1
         if queues[sink]?.first == id { queues[sink]!.removeFirst() }
         entries[id] = entry.remaining.isEmpty ? nil : entry
         return true
     }
 
-    func pending(sink: String) -> Int {
-        entries.values.reduce(0) { $0 + ($1.remaining.contains(sink) ? 1 : 0) }
-    }
+    func pending(sink: String) -> Int { pendingCounts[sink] ?? 0 }
 
     /// Entries in creation order, for the snapshot.
     var ordered: [Entry] { entries.values.sorted { $0.sequence < $1.sequence } }

@@ -22,7 +22,8 @@ struct ScheduleTable {
         var zone: UInt16
         /// 0: none; else 1 + the index in `PermissionErrorType.allCases`.
         var reason: UInt8
-        /// Bit 0: notifications deliverable; bit 1: suppressed.
+        /// Bit 0: notifications deliverable; bit 1: suppressed; bit 2: counted as a pending
+        /// reminder (see `ScheduleBook`).
         var flags: UInt8
     }
 
@@ -66,6 +67,44 @@ struct ScheduleTable {
                 rowOf[userID] = UInt32(rows.count)
                 rows.append(packed)
             }
+        }
+    }
+
+    /// What a user's row adds to the status counts.
+    struct Counted: Equatable {
+        var openEpisode: Bool
+        var pendingReminder: Bool
+    }
+
+    private static let pendingFlag: UInt8 = 4
+
+    private static func counted(_ row: Row) -> Counted {
+        Counted(openEpisode: !row.episodeStartedAt.isNaN, pendingReminder: row.flags & pendingFlag != 0)
+    }
+
+    /// Stores a schedule, marked as counting a pending reminder or not, and returns what the
+    /// user's previous row counted (nil for a new user).
+    @discardableResult
+    mutating func put(_ schedule: UserSchedule, pendingReminder: Bool) -> Counted? {
+        let previous = rowOf[schedule.userID].map { Self.counted(rows[Int($0)]) }
+        self[schedule.userID] = schedule
+        if pendingReminder { rows[Int(rowOf[schedule.userID]!)].flags |= Self.pendingFlag }
+        return previous
+    }
+
+    /// Removes a user and returns what their row counted (nil when unknown).
+    mutating func remove(_ userID: UserID) -> Counted? {
+        let previous = rowOf[userID].map { Self.counted(rows[Int($0)]) }
+        self[userID] = nil
+        return previous
+    }
+
+    /// Marks every row anew as counting a pending reminder or not (a new policy).
+    mutating func markPending(_ isPending: (UserSchedule) -> Bool) {
+        for row in rowOf.values {
+            let index = Int(row)
+            let pending = isPending(schedule(rows[index]))
+            rows[index].flags = (rows[index].flags & ~Self.pendingFlag) | (pending ? Self.pendingFlag : 0)
         }
     }
 

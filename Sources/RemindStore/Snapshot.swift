@@ -16,13 +16,16 @@ import RemindCore
 ///
 /// Tab-separated lines, because they parse several times faster than JSON objects:
 ///
-///     remindd-snapshot	1	<first log segment to replay>
+///     remindd-snapshot	2	<first log segment to replay>
 ///     U	<id>	<reason|->	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->
 ///     E	<sink,sink>	<event JSON>
 ///     X	<dead letter JSON>
-///     END	<lines>
+///     END	<lines>	<checksum of every byte before this line>
 ///
-/// The END line proves the file complete; a file without it is ignored.
+/// The END line proves the file complete and its checksum that nothing in it changed since
+/// (format 1, from before the checksum, is still read). The files are replaced whole, so a
+/// file that fails either check is damaged, not half-written: start-up quarantines it and says
+/// so (`SnapshotDamage`).
 struct Snapshot {
     static let fileName = "snapshot.tsv"
     static let outboxFileName = "outbox.tsv"
@@ -31,7 +34,7 @@ struct Snapshot {
     var segment: UInt64
     var schedules: [UserSchedule]
     var events: [(event: OutboxEvent, sinks: [String])]
-    var deadLetters: [DeadLetter] = []
+    var deadLetters: [DeadLetterRecord] = []
 
     /// `snapshot.tsv` (the schedules) and `outbox.tsv` (the events).
     func encoded() -> (schedules: [UInt8], outbox: [UInt8]) {
@@ -41,7 +44,13 @@ struct Snapshot {
         func millis(_ date: Date?) -> String {
             date.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? "-"
         }
-        append("\(Self.header)\t1\t\(segment)\n")
+        func end(_ count: Int) {
+            let checksum = Checksum.hex(Checksum.of(bytes[...]))
+            append("END\t\(count)\t")
+            bytes.append(contentsOf: checksum)
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        append("\(Self.header)\t2\t\(segment)\n")
         for schedule in schedules {
             append("U\t")
             append(schedule.userID.rawValue)
@@ -51,39 +60,49 @@ struct Snapshot {
             append("\(millis(schedule.lastDeliveredAt))\t\(schedule.isSuppressed ? 1 : 0)\t")
             append("\(millis(schedule.lastReportAt))\t\(millis(schedule.lastHeartbeatAt))\n")
         }
-        append("END\t\(schedules.count)\n")
+        end(schedules.count)
         let scheduleBytes = bytes
         bytes = []
         bytes.reserveCapacity(64 + events.count * 400)
-        append("\(Self.header)\t1\t\(segment)\n")
+        append("\(Self.header)\t2\t\(segment)\n")
+        // Event lines carry a checksum each as well, so that from a damaged file the lines
+        // that are still intact can be told from those that merely still decode.
         for (event, sinks) in events {
-            append("E\t\(sinks.joined(separator: ","))\t")
-            bytes.append(contentsOf: event.bytes)
+            Checksum.appendLine(Array("E\t\(sinks.joined(separator: ","))\t".utf8)[...] + event.bytes[...], to: &bytes)
             bytes.append(UInt8(ascii: "\n"))
         }
         for letter in deadLetters {
-            append("X\t")
-            bytes.append(contentsOf: letter.jsonBytes)
+            Checksum.appendLine(Array("X\t".utf8)[...] + letter.jsonBytes[...], to: &bytes)
             bytes.append(UInt8(ascii: "\n"))
         }
-        append("END\t\(events.count + deadLetters.count)\n")
+        end(events.count + deadLetters.count)
         return (scheduleBytes, bytes)
     }
 
-    /// Decodes either file (or both concatenated); nil when it is missing its END line or any
-    /// line is malformed.
-    init?(bytes: [UInt8]) {
+    /// Decodes either file; throws what is wrong with a damaged one.
+    init(bytes: [UInt8]) throws(SnapshotDamage) {
         var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
-        guard let first = lines.first, let last = lines.last else { return nil }
+        guard let first = lines.first, let last = lines.last else { throw SnapshotDamage("the file is empty") }
         let headerFields = first.split(separator: UInt8(ascii: "\t"))
         guard headerFields.count == 3, String(decoding: headerFields[0], as: UTF8.self) == Self.header,
-            String(decoding: headerFields[1], as: UTF8.self) == "1",
             let segment = UInt64(String(decoding: headerFields[2], as: UTF8.self))
-        else { return nil }
-        let endFields = last.split(separator: UInt8(ascii: "\t")).map { String(decoding: $0, as: UTF8.self) }
-        guard endFields.count == 2, endFields[0] == "END", let count = Int(endFields[1]), lines.count == count + 2
-        else { return nil }
+        else { throw SnapshotDamage("the first line is not a snapshot header") }
+        let version = String(decoding: headerFields[1], as: UTF8.self)
+        guard version == "1" || version == "2" else { throw SnapshotDamage("unknown format \(version)") }
+        let endFields = last.split(separator: UInt8(ascii: "\t"))
+        guard endFields.count == (version == "1" ? 2 : 3), endFields[0].elementsEqual("END".utf8),
+            let count = Int(String(decoding: endFields[1], as: UTF8.self))
+        else { throw SnapshotDamage("the END line is missing or malformed") }
+        guard lines.count == count + 2 else {
+            throw SnapshotDamage("the END line counts \(count) lines, the file has \(lines.count - 2)")
+        }
+        if version == "2" {
+            let computed = Checksum.of(bytes[..<last.startIndex])
+            guard Checksum.parse(endFields[2]) == computed else {
+                throw SnapshotDamage("checksum mismatch (the file changed after it was written)")
+            }
+        }
 
         func millis(_ field: ArraySlice<UInt8>) -> Date?? {
             if field.count == 1 && field.first == UInt8(ascii: "-") { return .some(nil) }
@@ -102,15 +121,17 @@ struct Snapshot {
         var schedules: [UserSchedule] = []
         schedules.reserveCapacity(count)
         var events: [(OutboxEvent, [String])] = []
-        var deadLetters: [DeadLetter] = []
-        for line in lines[1..<(lines.count - 1)] {
+        var deadLetters: [DeadLetterRecord] = []
+        for sealed in lines.dropFirst().dropLast() {
+            guard let line = version == "1" || sealed.first == UInt8(ascii: "U") ? sealed : Checksum.verified(sealed)
+            else { throw SnapshotDamage("an event line fails its checksum") }
             let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
             if fields.first?.elementsEqual("U".utf8) == true {
                 guard fields.count == 11, let userID = try? UserID(String(decoding: fields[1], as: UTF8.self)),
                     let start = millis(fields[5]), let count = Int(String(decoding: fields[6], as: UTF8.self)),
                     let lastDelivery = millis(fields[7]), let lastReport = millis(fields[9]),
                     let lastReportAt = lastReport, let heartbeat = millis(fields[10])
-                else { return nil }
+                else { throw SnapshotDamage("a user line is malformed") }
                 let reasonText = String(decoding: fields[2], as: UTF8.self)
                 let zone = String(decoding: fields[4], as: UTF8.self)
                 schedules.append(
@@ -123,7 +144,8 @@ struct Snapshot {
                         isSuppressed: fields[8].first == UInt8(ascii: "1"), lastReportAt: lastReportAt,
                         lastHeartbeatAt: heartbeat))
             } else if fields.first?.elementsEqual("X".utf8) == true, fields.count == 2,
-                case .object(let object)? = try? JSONParser.parse(fields[1]), let letter = DeadLetter(object: object)
+                case .object(let object)? = try? JSONParser.parse(fields[1]),
+                let letter = DeadLetterRecord(object: object)
             {
                 deadLetters.append(letter)
             } else if fields.first?.elementsEqual("E".utf8) == true, fields.count == 3,
@@ -132,7 +154,7 @@ struct Snapshot {
                 let sinks = fields[1].split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }
                 events.append((event, sinks))
             } else {
-                return nil
+                throw SnapshotDamage("a line is malformed")
             }
         }
         self.segment = segment
@@ -143,11 +165,57 @@ struct Snapshot {
 
     init(
         segment: UInt64, schedules: [UserSchedule], events: [(event: OutboxEvent, sinks: [String])],
-        deadLetters: [DeadLetter] = []
+        deadLetters: [DeadLetterRecord] = []
     ) {
         self.segment = segment
         self.schedules = schedules
         self.events = events
         self.deadLetters = deadLetters
+    }
+}
+
+/// Why a snapshot file could not be read.
+struct SnapshotDamage: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+extension Snapshot {
+    /// What can be taken from a damaged outbox file: every event and dead letter line that
+    /// still decodes, and how many lines did not.
+    static func salvage(
+        _ bytes: [UInt8]
+    ) -> (events: [(OutboxEvent, [String])], deadLetters: [DeadLetterRecord], lost: Int) {
+        var events: [(OutboxEvent, [String])] = []
+        var deadLetters: [DeadLetterRecord] = []
+        var lost = 0
+        let sealed = bytes.starts(with: Array("\(Snapshot.header)\t2\t".utf8))
+        for whole in bytes.split(separator: UInt8(ascii: "\n")) {
+            if whole.starts(with: Snapshot.header.utf8) || whole.starts(with: "END\t".utf8) { continue }
+            // In a file whose lines carry checksums, a line without a good one is not trusted
+            // even if it decodes: the damage may sit in its data.
+            guard let line = sealed ? (Checksum.isSealed(whole) ? Checksum.verified(whole) : nil) : whole else {
+                lost += 1
+                continue
+            }
+            let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+            if fields.first?.elementsEqual("E".utf8) == true, fields.count == 3,
+                let event = try? OutboxEvent(bytes: fields[2])
+            {
+                events.append(
+                    (event, fields[1].split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }))
+            } else if fields.first?.elementsEqual("X".utf8) == true, fields.count == 2,
+                case .object(let object)? = try? JSONParser.parse(fields[1]),
+                let letter = DeadLetterRecord(object: object)
+            {
+                deadLetters.append(letter)
+            } else {
+                lost += 1
+            }
+        }
+        return (events, deadLetters, lost)
     }
 }

@@ -11,6 +11,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case io(operation: String, path: String, errno: Int32)
         case locked(lockFile: String, holder: String)
         case corrupt(path: String, reason: String)
+        case poolStopped
     }
 
     let kind: Kind
@@ -26,6 +27,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     static func corrupt(_ path: String, _ reason: String) -> StoreError {
         StoreError(kind: .corrupt(path: path, reason: reason))
     }
+
+    /// The I/O pool has shut down: the daemon is stopping.
+    static let poolStopped = StoreError(kind: .poolStopped)
 
     /// The disk is full (or over quota): writes fail until space returns.
     public var isDiskFull: Bool {
@@ -53,6 +57,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "the state directory is in use by another remindd (\(holder)); lock file \(lockFile)"
         case .corrupt(let path, let reason):
             "\(path): \(reason)"
+        case .poolStopped:
+            "the I/O pool has stopped (the daemon is shutting down)"
         }
     }
 }

@@ -10,6 +10,9 @@ public enum StoreNotice: Sendable, Equatable {
     case cutTornLogTail(bytes: Int)
     /// No usable snapshot: every user file was read.
     case scannedAllFiles(users: Int)
+    /// A snapshot file or log segment failed its checksum or did not decode: it was kept in
+    /// `quarantine/` (at `movedTo`) and `consequence` says what start-up did instead.
+    case damagedFile(path: String, movedTo: String, reason: String, consequence: String)
     /// A checkpoint failed; it is retried, and the log keeps everything meanwhile.
     case checkpointFailed(String)
 }

@@ -56,7 +56,7 @@ public struct UserFiles: Sendable {
     }
 
     /// What reading a user's file gave.
-    enum ReadResult {
+    enum ReadResult: Sendable {
         case missing
         case record(UserRecord)
         /// The file could not be decoded and was moved to `quarantine/` at `movedTo`.
@@ -84,6 +84,16 @@ public struct UserFiles: Sendable {
         let stamp = Int64(Date().timeIntervalSince1970 * 1000)
         let target = "\(quarantineDirectory)/\(name).\(stamp)"
         guard rename(path, target) == 0 else { throw .io("rename", path) }
+        return target
+    }
+
+    /// Keeps a copy of a file that stays in use (a damaged log segment) for inspection.
+    func quarantineCopy(_ path: String) throws(StoreError) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? "file"
+        let stamp = Int64(Date().timeIntervalSince1970 * 1000)
+        let target = "\(quarantineDirectory)/\(name).\(stamp)"
+        guard let bytes = try FileIO.read(path) else { throw .io("open", path, errno: ENOENT) }
+        try FileIO.replaceFile(target, with: bytes, temporaryPath: target + ".tmp", durable: true)
         return target
     }
 

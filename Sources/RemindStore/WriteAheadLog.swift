@@ -5,15 +5,21 @@ import Synchronization
     import Glibc
 #endif
 
-/// An append-only journal in `journal/<segment>.wal`, group-committed: many concurrent
+/// An append-only log in `wal/<segment>.wal`, group-committed: many concurrent
 /// appends share one `write` and one `fdatasync`.
 ///
 /// This is what makes a reply to a report mean "on disk" at tens of thousands of reports a
 /// second: one writer doing an fsync per report manages a few hundred to a thousand a second
 /// here; a batch of a hundred records per fdatasync, tens of thousands.
 ///
-/// Each entry is one line. A crash can tear only the tail (an append is acknowledged after its
-/// fdatasync), so replay stops at the first incomplete line and cuts it off.
+/// Each entry is one line ending in a tab and its checksum (`Checksum`). A crash can tear only
+/// the tail (an append is acknowledged after its fdatasync), so replay cuts an incomplete or
+/// failing run of lines at the end of the last segment; a failing line with good ones after it
+/// is damage, not a crash, and is reported instead of cutting off what follows.
+///
+/// The writer is a thread of its own, not a job on the store's I/O pool: every report's reply
+/// waits for its fdatasync, so it must never queue behind a checkpoint or a batch of cold
+/// reads, and it sleeps on its condition between batches rather than holding a pool thread.
 public final class WriteAheadLog: @unchecked Sendable {
     public let directory: String
 
@@ -167,7 +173,7 @@ public final class WriteAheadLog: @unchecked Sendable {
             switch item {
             case .append(let lines, let continuation):
                 for line in lines {
-                    buffer.append(contentsOf: line)
+                    Checksum.appendLine(line[...], to: &buffer)
                     buffer.append(UInt8(ascii: "\n"))
                 }
                 if let continuation { waiters.append(continuation) }
@@ -213,28 +219,65 @@ public final class WriteAheadLog: @unchecked Sendable {
         return next
     }
 
-    /// Feeds every complete entry of the segments from `first` on to `body`, in order, and
-    /// returns how many bytes were cut off as torn.
+    /// What replay found besides the entries.
+    public struct ReplayReport: Sendable, Equatable {
+        /// Bytes cut off the end of the last segment: an unacknowledged, torn write.
+        public var cutBytes = 0
+        /// Segments with damaged entries in them, and how many entries were skipped in each.
+        public var damaged: [(path: String, skipped: Int)] = []
+
+        public static func == (lhs: ReplayReport, rhs: ReplayReport) -> Bool {
+            lhs.cutBytes == rhs.cutBytes && lhs.damaged.map(\.path) == rhs.damaged.map(\.path)
+                && lhs.damaged.map(\.skipped) == rhs.damaged.map(\.skipped)
+        }
+    }
+
+    /// Decodes every entry of the segments from `first` on with `decode` and hands them to
+    /// `apply`, in order.
     ///
     /// A crash can tear only the unacknowledged tail of the last segment: an incomplete last
-    /// line, or (when pages of one batch reached the disk out of order) a line `body` cannot
-    /// read, answering false. Either is cut off the file there, with everything after it.
-    public static func replay(
-        directory: String, from first: UInt64, _ body: (ArraySlice<UInt8>) -> Bool
-    ) throws(StoreError) -> Int {
-        var cut = 0
-        for segment in segments(in: directory) where segment >= first {
+    /// line, or (when pages of one batch reached the disk out of order) lines whose checksum
+    /// fails or that `decode` cannot read. Such a run at the very end is cut off the file. A
+    /// bad line anywhere else (with good lines after it, or in an earlier segment) cannot come
+    /// from a crash: it is skipped and reported, and everything after it is still replayed.
+    /// Lines written before entries carried a checksum are judged by `decode` alone.
+    public static func replay<Entry>(
+        directory: String, from first: UInt64, decode: (ArraySlice<UInt8>) -> Entry?, apply: (Entry) -> Void
+    ) throws(StoreError) -> ReplayReport {
+        var report = ReplayReport()
+        let present = segments(in: directory).filter { $0 >= first }
+        for segment in present {
             let path = path(directory, segment)
             guard let bytes = try FileIO.read(path) else { continue }
+            var entries: [Entry?] = []
+            var ends: [Int] = []
             var start = 0
-            while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")), body(bytes[start..<newline]) {
+            while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                entries.append(Checksum.verified(bytes[start..<newline]).flatMap(decode))
                 start = newline + 1
+                ends.append(start)
             }
-            if start < bytes.count {
-                cut += bytes.count - start
-                guard truncate(path, off_t(start)) == 0 else { throw .io("truncate", path) }
+            // In the last segment, everything after its last good line is the torn tail.
+            let lastGood = entries.lastIndex { $0 != nil }
+            let isLast = segment == present.last
+            var keep = entries.count
+            if isLast {
+                keep = lastGood.map { $0 + 1 } ?? 0
+                let goodEnd = lastGood.map { ends[$0] } ?? 0
+                if goodEnd < bytes.count {
+                    report.cutBytes += bytes.count - goodEnd
+                    guard truncate(path, off_t(goodEnd)) == 0 else { throw .io("truncate", path) }
+                }
+            } else if start < bytes.count {
+                // A fragment at the end of an older segment: damage too (it was rotated whole).
+                entries.append(nil)
+            }
+            let skipped = entries[..<keep].filter { $0 == nil }.count
+            if skipped > 0 { report.damaged.append((path, skipped)) }
+            for entry in entries[..<keep] {
+                if let entry { apply(entry) }
             }
         }
-        return cut
+        return report
     }
 }

@@ -16,6 +16,7 @@ public enum MessageID: String, Sendable, CaseIterable {
     case episodeOpened = "08a818ca40384582a97c8f8d9339a7cd"
     case episodeClosed = "0b2409c777c44c88a41c7241fbd42db5"
     case fileQuarantined = "1d605a0bfcca4e119fca2adeaf3660c7"
+    case stateFileDamaged = "54f12108c3e3447e8e1d4a2746e47da2"
     case configurationReloaded = "aad29b71605a4cc88008d87737bf4262"
     case configurationRejected = "b66c21f084614c699be48cac4d652a41"
     case started = "122619d5aa724ea09041c05463337af8"

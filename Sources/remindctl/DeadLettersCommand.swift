@@ -1,4 +1,5 @@
 import ArgumentParser
+import RemindAPI
 import RemindClient
 
 /// `remindctl dead-letters [list|replay [ID…]]`: events a sink gave up on.

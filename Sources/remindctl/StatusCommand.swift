@@ -1,4 +1,5 @@
 import ArgumentParser
+import RemindAPI
 import RemindClient
 
 /// `remindctl status`: counts, sinks and the notification settings of the running daemon.

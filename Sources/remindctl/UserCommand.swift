@@ -1,4 +1,5 @@
 import ArgumentParser
+import RemindAPI
 import RemindClient
 
 /// `remindctl user ID`: one user's permissions, episode and next reminder.

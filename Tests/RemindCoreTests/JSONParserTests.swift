@@ -1,5 +1,6 @@
 import Foundation
 import RemindCore
+import RemindTesting
 import Testing
 
 struct JSONParserTests {

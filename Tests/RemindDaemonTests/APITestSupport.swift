@@ -18,7 +18,7 @@ import Testing
 #endif
 
 /// One in-process remindd API for one test: a temp directory of its own (the store's `flock`
-/// is per state directory), a `StateStore` in `state/`, a `DaemonRuntime` whose wall clock is a
+/// is per state directory), a `FileStateStore` in `state/`, a `DaemonRuntime` whose wall clock is a
 /// `ManualClock`, and the real `APIResponder` with `.open` access, driven through
 /// HummingbirdTesting's router client. Reloads read `remindd.json` in the temp directory with
 /// the daemon's own loader, so a test changes the configuration by writing that file.
@@ -30,7 +30,7 @@ struct APIHarness: Sendable {
     /// The temp directory; the state directory is `state/` inside it.
     let root: String
     let clock: ManualClock
-    let store: StateStore
+    let store: FileStateStore
     let runtime: DaemonRuntime
 
     var stateDirectory: String { root + "/state" }
@@ -96,14 +96,14 @@ func withAPI<T: Sendable>(
 
     let logger = Logger(label: "remindd.test") { _ in SwiftLogNoOpLogHandler() }
     let clock = ManualClock()
-    let store = try StateStore(
+    let store = try FileStateStore(
         options: .init(directory: configuration.stateDirectory, sinks: configuration.sinks.map(\.name)),
         policy: ReminderPolicy(configuration: configuration.policy), now: clock.wallNow, notice: { _ in })
     let result: Result<T, any Error>
     do {
         let handles = try Daemon.makeSinks(
             configuration.sinks.filter { $0.type == .file || $0.type == .journal }, logger: logger,
-            metrics: DaemonMetrics())
+            metrics: DaemonMetrics(), io: .singleton)
         let configurationPath = root + "/remindd.json"
         let runtime = DaemonRuntime(
             configuration: configuration, store: store, sinks: handles, logger: logger,

@@ -89,7 +89,7 @@ extension APITests {
             api.clock.advance(by: .seconds(60))
             let fired = try await api.store.fireDue(now: api.clock.wallNow)
             #expect(fired.users == 1)
-            let reminder = try #require(await api.store.nextEvent(for: APIHarness.sinkName))
+            let reminder = try #require(await api.store.peekEvent(for: APIHarness.sinkName))
             #expect(
                 canonicalJSON(try JSONParser.parse(reminder.bytes))
                     == canonicalJSON(
@@ -117,9 +117,9 @@ extension APITests {
             #expect(closed["alwaysAccess"] == .bool(true))
             #expect(closed["errors"] == .array([]))
             #expect(await api.store.pendingEvents(for: APIHarness.sinkName) == 2)
-            #expect(await api.store.nextEvent(for: APIHarness.sinkName)?.id == reminder.id)
+            #expect(await api.store.peekEvent(for: APIHarness.sinkName)?.id == reminder.id)
             await api.store.complete(reminder.id, sink: APIHarness.sinkName)
-            let withdraw = try #require(await api.store.nextEvent(for: APIHarness.sinkName))
+            let withdraw = try #require(await api.store.peekEvent(for: APIHarness.sinkName))
             #expect(
                 canonicalJSON(try JSONParser.parse(withdraw.bytes))
                     == canonicalJSON(
@@ -130,7 +130,7 @@ extension APITests {
                              "createdAt":"2026-11-15T10:01:30Z"}
                             """)))
             await api.store.complete(withdraw.id, sink: APIHarness.sinkName)
-            #expect(await api.store.nextEvent(for: APIHarness.sinkName) == nil)
+            #expect(await api.store.peekEvent(for: APIHarness.sinkName) == nil)
         }
     }
 

@@ -39,7 +39,7 @@ extension APITests {
             #expect(status["pendingReminders"] == .int(1))
             let reminders = try await client.get("/v1/reminders").text
             #expect(!reminders.contains("u-42"))
-            #expect(await api.store.nextEvent(for: APIHarness.sinkName) == nil)
+            #expect(await api.store.peekEvent(for: APIHarness.sinkName) == nil)
         }
     }
 

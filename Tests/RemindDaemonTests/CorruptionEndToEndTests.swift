@@ -80,3 +80,44 @@ struct CorruptionEndToEndTests {
         }
     }
 }
+
+/// A damaged snapshot, met by the real binary with a real journald: start-up says which file
+/// and what it did instead, keeps the file in quarantine, and loses nothing.
+@Suite(.serialized)
+struct DamagedSnapshotEndToEndTests {
+    @Test func damagedSnapshotIsQuarantinedAndReported() async throws {
+        try await JournaldFixture.withJournald { journald in
+            let tag = UUID().uuidString.prefix(8)
+            let daemon = try DaemonProcess()
+            try daemon.start()
+            let users = (0..<40).map { "snap-\(tag)-\($0)" }
+            for user in users {
+                #expect(try daemon.post(user, #"{"location":"whileInUse"}"#).status == 200)
+            }
+            daemon.stop()
+            // 48 bytes overwritten in the middle of the file: still a well-formed file by length.
+            let path = daemon.stateDirectory + "/snapshot.tsv"
+            let handle = try #require(FileHandle(forUpdatingAtPath: path))
+            let size = handle.seekToEndOfFile()
+            handle.seek(toFileOffset: size / 2)
+            handle.write(Data(repeating: UInt8(ascii: "x"), count: 48))
+            try handle.close()
+            try daemon.start()
+
+            let entry = try journald.entry(
+                matching: ["MESSAGE_ID": MessageID.stateFileDamaged.rawValue], timeout: .seconds(60)
+            ) { $0["MESSAGE"]?.contains(path) == true }
+            #expect(entry["PRIORITY"] == "3")
+            #expect(entry["MESSAGE"]?.contains("checksum mismatch") == true)
+            #expect(entry["MESSAGE"]?.contains("read every user file instead") == true)
+            let quarantined = try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory + "/quarantine")
+            #expect(quarantined.map { String($0.prefix { $0 != "." }) } == ["snapshot"])
+            #expect(try daemon.client.send("GET", "/v1/status").text.contains(#""quarantined":1"#))
+            for user in users {
+                #expect(try daemon.client.send("GET", "/v1/users/\(user)").status == 200, "\(user)")
+            }
+            #expect(try daemon.client.send("GET", "/v1/status").text.contains(#""users":40"#))
+            daemon.stop()
+        }
+    }
+}

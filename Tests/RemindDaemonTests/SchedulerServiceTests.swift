@@ -7,32 +7,27 @@ import RemindStore
 import RemindTesting
 import Testing
 
-/// The scheduler loop driven by a manual clock: no real sleeping, every wake-up exact.
+/// The scheduler loop driven by a manual clock: no real sleeping, every wake-up exact. The
+/// store is the in-memory one: the scheduler sees only the store protocol, so no state
+/// directory is needed.
 struct SchedulerServiceTests {
     final class Setup: Sendable {
-        let directory: String
         let clock = ManualClock()
-        let store: StateStore
+        let store: MemoryStateStore
         let runtime: DaemonRuntime
 
         init(delay: Int64 = 60, recurring: Bool = false) throws {
-            directory = NSTemporaryDirectory() + "remindd-scheduler-\(UUID().uuidString)"
             var configuration = DaemonConfiguration(
-                defaults: .init(stateDirectory: directory, socket: directory + "/s.sock"))
+                defaults: .init(stateDirectory: "/nonexistent/remindd-state", socket: "/nonexistent/remindd.sock"))
             configuration.notification.notificationTriggerDelay = delay
             configuration.notification.showRecurringNotification = recurring
             let clock = self.clock
-            store = try StateStore(
-                options: .init(directory: directory, sinks: ["file"]),
-                policy: ReminderPolicy(configuration: configuration.policy), now: clock.wallNow, notice: { _ in })
+            store = MemoryStateStore(
+                sinks: ["file"], policy: ReminderPolicy(configuration: configuration.policy), now: clock.wallNow)
             let fixed = configuration
             runtime = DaemonRuntime(
                 configuration: configuration, store: store, sinks: [], logger: Logger(label: "test"),
                 wallClock: { clock.wallNow }, reread: { fixed })
-        }
-
-        deinit {
-            try? FileManager.default.removeItem(atPath: directory)
         }
 
         func report(_ user: String, _ location: LocationAuthorization) async throws {
@@ -44,7 +39,7 @@ struct SchedulerServiceTests {
         /// Pending events for the file sink, oldest first, completing each.
         func drain() async -> [OutboxEvent] {
             var events: [OutboxEvent] = []
-            while let event = await store.nextEvent(for: "file") {
+            while let event = await store.claimEvent(for: "file") {
                 events.append(event)
                 await store.complete(event.id, sink: "file")
             }

@@ -17,7 +17,7 @@ struct DispatchedDeliveryTests {
     static func dispatch(
         _ sink: any EventSink, _ event: OutboxEvent, retry: RetryPolicy = retry, backoffs: Int,
         beforeRetry: @Sendable (Int) -> Void = { _ in }
-    ) async -> [(String, Int, String)] {
+    ) async throws -> [(String, Int, String)] {
         let clock = ManualClock()
         let outbox = MemoryOutbox([event])
         let dead = Mutex<[(String, Int, String)]>([])
@@ -30,7 +30,7 @@ struct DispatchedDeliveryTests {
             beforeRetry(round)
             clock.advance(by: .seconds(5))
         }
-        while outbox.completed.withLock({ $0.count }) < 1 { await Task.yield() }
+        try await outbox.waitUntilCompleted(1)
         task.cancel()
         return dead.withLock { $0 }
     }
@@ -42,7 +42,7 @@ struct DispatchedDeliveryTests {
         let event = FileSinkTests.event(1)
         let dead = try await receiver.serving {
             let sink = try WebhookSink(url: receiver.url, secret: WebhookSinkTests.secret)
-            return await Self.dispatch(sink, event, backoffs: 2)
+            return try await Self.dispatch(sink, event, backoffs: 2)
         }
         #expect(dead.isEmpty)
         let requests = receiver.received.withLock { $0 }
@@ -62,7 +62,7 @@ struct DispatchedDeliveryTests {
         let receiver = WebhookReceiver(answers: [(400, [:])])
         let event = FileSinkTests.event(2)
         let dead = try await receiver.serving {
-            await Self.dispatch(try WebhookSink(url: receiver.url), event, backoffs: 0)
+            try await Self.dispatch(try WebhookSink(url: receiver.url), event, backoffs: 0)
         }
         #expect(receiver.received.withLock { $0.count } == 1)
         #expect(dead.count == 1)
@@ -77,7 +77,7 @@ struct DispatchedDeliveryTests {
         let event = FileSinkTests.event(3)
         let dead = try await receiver.serving {
             let sink = try WebhookSink(url: receiver.url, timeoutSeconds: 0.3)
-            return await Self.dispatch(sink, event, backoffs: 1) { _ in
+            return try await Self.dispatch(sink, event, backoffs: 1) { _ in
                 receiver.responseDelay.withLock { $0 = .zero }
             }
         }
@@ -92,7 +92,7 @@ struct DispatchedDeliveryTests {
         defer { try? FileManager.default.removeItem(atPath: marker) }
         let script = #"if [ -e "$0" ]; then cat > /dev/null; exit 0; fi; touch "$0"; echo not yet >&2; exit 3"#
         let sink = ExecSink(command: ["/bin/sh", "-c", script, marker], timeoutSeconds: 5)
-        let dead = await Self.dispatch(sink, FileSinkTests.event(4), backoffs: 1)
+        let dead = try await Self.dispatch(sink, FileSinkTests.event(4), backoffs: 1)
         #expect(dead.isEmpty)
         #expect(FileManager.default.fileExists(atPath: marker))
     }

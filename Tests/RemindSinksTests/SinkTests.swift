@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import Logging
+import NIOPosix
 import RemindCore
 import RemindSinks
 import RemindTesting
@@ -27,17 +29,28 @@ struct FileSinkTests {
         #expect(lines == (1...3).map { Self.event($0).json })
     }
 
-    /// 300 deliveries at once are group-committed: every one returns, and the file holds each
-    /// event exactly once as a whole line.
+    /// 300 deliveries that arrive while a write is under way are group-committed: the next
+    /// append takes them all under one fsync, and the file holds each event exactly once as a
+    /// whole line.
     @Test func concurrentDeliveriesShareWritesAndStayWholeLines() async throws {
         let path = NSTemporaryDirectory() + "file-sink-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let sink = FileSink(path: path)
+        // A one-thread pool held by a gate: the sink's drain queues behind it while every
+        // delivery arrives, as it would behind a slow fsync.
+        let pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+        let gate = DispatchSemaphore(value: 0)
+        pool.submit { _ in gate.wait() }
+        let sink = FileSink(path: path, io: pool)
         let events = (1...300).map { Self.event($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for event in events { group.addTask { try await sink.deliver(event) } }
+            try await waitUntil("300 queued lines") { sink.queued == events.count }
+            gate.signal()
             try await group.waitForAll()
         }
+        try await pool.shutdownGracefully()
+        #expect(sink.commits == 1)
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lines.count == events.count)
         #expect(Set(lines) == Set(events.map(\.json)))
@@ -74,64 +87,6 @@ struct RetryPolicyTests {
         #expect(waits.min()! < 1 && waits.max()! > 7)
         #expect(policy.delay(afterAttempt: 1, retryAfter: 30, using: &random) == 30)
         #expect(policy.delay(afterAttempt: 1, retryAfter: 999, using: &random) == 60)
-    }
-}
-
-/// A sink that fails a set number of times, then records what it delivers.
-final class FlakySink: EventSink, Sendable {
-    let name = "flaky"
-    var type: String { "test" }
-    private let state: Mutex<(failuresLeft: Int, delivered: [String])>
-
-    init(failures: Int) {
-        state = Mutex((failures, []))
-    }
-
-    var delivered: [String] { state.withLock { $0.delivered } }
-
-    func deliver(_ event: OutboxEvent) async throws(SinkError) {
-        let fail = state.withLock { state -> Bool in
-            if state.failuresLeft > 0 {
-                state.failuresLeft -= 1
-                return true
-            }
-            state.delivered.append(event.id)
-            return false
-        }
-        if fail { throw SinkError("receiver down") }
-    }
-}
-
-/// An in-memory outbox for the dispatcher: events in order, each claimed once (the test
-/// events all belong to one user, and per-user ordering is the store's own test).
-final class MemoryOutbox: OutboxSource, Sendable {
-    private let state: Mutex<(events: [OutboxEvent], claimed: Set<String>)>
-    let completed = Mutex<[String]>([])
-    let signal = AsyncSignal()
-
-    init(_ events: [OutboxEvent]) {
-        state = Mutex((events, []))
-    }
-
-    func claimEvent(for sink: String) async -> OutboxEvent? {
-        state.withLock { state in
-            guard let event = state.events.first(where: { !state.claimed.contains($0.id) }) else { return nil }
-            state.claimed.insert(event.id)
-            return event
-        }
-    }
-
-    func waitForEvents(for sink: String) async { await signal.wait() }
-
-    func complete(_ eventID: String, sink: String) async {
-        state.withLock { $0.events.removeAll { $0.id == eventID } }
-        completed.withLock { $0.append(eventID) }
-        signal.signal()
-    }
-
-    func release(_ eventID: String, sink: String) async {
-        _ = state.withLock { $0.claimed.remove(eventID) }
-        signal.signal()
     }
 }
 
@@ -175,7 +130,7 @@ struct SinkDispatcherTests {
     /// is completed once delivered and counted.
     @Test func retriesThenDeliversInOrder() async throws {
         let clock = ManualClock()
-        let sink = FlakySink(failures: 2)
+        let sink = RecordingSink(failures: 2)
         let outbox = MemoryOutbox([FileSinkTests.event(1), FileSinkTests.event(2)])
         let dispatcher = SinkDispatcher(
             sink: sink, retry: RetryPolicy(initialBackoffSeconds: 10, maxBackoffSeconds: 10, maxAttempts: 5),
@@ -185,7 +140,7 @@ struct SinkDispatcherTests {
             await clock.waitForSleepers(1)
             clock.advance(by: .seconds(10))
         }
-        while outbox.completed.withLock({ $0.count }) < 2 { await Task.yield() }
+        try await outbox.waitUntilCompleted(2)
         #expect(sink.delivered == [FileSinkTests.event(1).id, FileSinkTests.event(2).id])
         #expect(dispatcher.statistics.snapshot.failed == 2)
         #expect(dispatcher.statistics.snapshot.delivered == 2)
@@ -195,7 +150,7 @@ struct SinkDispatcherTests {
     /// After maxAttempts the event is dead-lettered with its last error and the queue moves on.
     @Test func deadLettersAfterMaxAttempts() async throws {
         let clock = ManualClock()
-        let sink = FlakySink(failures: 3)
+        let sink = RecordingSink(failures: 3)
         let outbox = MemoryOutbox([FileSinkTests.event(1), FileSinkTests.event(2)])
         let dead = Mutex<[(String, Int, String)]>([])
         let dispatcher = SinkDispatcher(
@@ -207,7 +162,7 @@ struct SinkDispatcherTests {
             await clock.waitForSleepers(1)
             clock.advance(by: .seconds(1))
         }
-        while outbox.completed.withLock({ $0.count }) < 2 { await Task.yield() }
+        try await outbox.waitUntilCompleted(2)
         let deadLetters = dead.withLock { $0 }
         #expect(deadLetters.count == 1)
         #expect(deadLetters.first?.0 == FileSinkTests.event(1).id)
@@ -229,12 +184,12 @@ struct ConcurrentDispatcherTests {
             sink: sink, retry: RetryPolicy(), source: outbox, clock: ManualClock(), logger: Logger(label: "test"),
             maxConcurrency: 3, deadLetter: { _, _, _ in })
         let task = Task { await dispatcher.run() }
-        while sink.holding < 3 { await sink.arrived.wait() }
+        try await waitUntil("three held deliveries", signal: sink.arrived) { sink.holding >= 3 }
         #expect(dispatcher.statistics.snapshot.inFlight == 3)
         sink.open()
-        while outbox.completed.withLock({ $0.count }) < events.count { await Task.yield() }
+        try await outbox.waitUntilCompleted(events.count)
         #expect(sink.most == 3)
-        #expect(outbox.completed.withLock { $0 }.sorted() == events.map(\.id).sorted())
+        #expect(outbox.completed.sorted() == events.map(\.id).sorted())
         #expect(dispatcher.statistics.snapshot.delivered == events.count)
         task.cancel()
     }
@@ -265,7 +220,7 @@ struct RateLimitedDispatcherTests {
     /// the injected clock before it is delivered.
     @Test func rateLimitSpacesDeliveries() async throws {
         let clock = ManualClock()
-        let sink = FlakySink(failures: 0)
+        let sink = RecordingSink(failures: 0)
         let outbox = MemoryOutbox([FileSinkTests.event(1), FileSinkTests.event(2)])
         let dispatcher = SinkDispatcher(
             sink: sink, retry: RetryPolicy(), source: outbox, clock: clock, logger: Logger(label: "test"),
@@ -274,7 +229,7 @@ struct RateLimitedDispatcherTests {
         await clock.waitForSleeper(until: .milliseconds(500))
         #expect(sink.delivered == [FileSinkTests.event(1).id])
         clock.advance(by: .milliseconds(500))
-        while outbox.completed.withLock({ $0.count }) < 2 { await Task.yield() }
+        try await outbox.waitUntilCompleted(2)
         #expect(sink.delivered == [FileSinkTests.event(1).id, FileSinkTests.event(2).id])
         task.cancel()
     }

@@ -9,11 +9,12 @@ struct OutboxClaimTests {
 
     /// Concurrent deliveries take different users' events side by side, but a user's withdraw
     /// is handed out only once the reminder before it is done; a released event comes back.
-    @Test func claimsKeepEachUsersEventsInOrder() async throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: StoreBackend.allCases)
+    func claimsKeepEachUsersEventsInOrder(_ backend: StoreBackend) async throws {
         let policy = ReminderPolicy(
             configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
-        let store = try fixture.open(policy: policy, sinks: ["hook"])
+        let opened = try backend.open(policy: policy, sinks: ["hook"])
+        let store = opened.store
         let (x, y) = (Fixtures.userID("x"), Fixtures.userID("y"))
         _ = try await store.report(
             PermissionReport(location: .whileInUse, observedAt: start), for: x, receivedAt: start)
@@ -42,11 +43,12 @@ struct OutboxClaimTests {
 
     /// A batch claim follows the same rule in one pass: x's withdraw is not handed out beside
     /// x's reminder, the limit holds, and what the first batch took is not taken again.
-    @Test func batchClaimKeepsEachUsersEventsInOrder() async throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: StoreBackend.allCases)
+    func batchClaimKeepsEachUsersEventsInOrder(_ backend: StoreBackend) async throws {
         let policy = ReminderPolicy(
             configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
-        let store = try fixture.open(policy: policy, sinks: ["hook"])
+        let opened = try backend.open(policy: policy, sinks: ["hook"])
+        let store = opened.store
         let (x, y, z) = (Fixtures.userID("x"), Fixtures.userID("y"), Fixtures.userID("z"))
         _ = try await store.report(
             PermissionReport(location: .whileInUse, observedAt: start), for: x, receivedAt: start)

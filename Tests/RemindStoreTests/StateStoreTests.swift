@@ -96,15 +96,32 @@ struct StateStoreTests {
         _ = try await store.report(report(.denied, at: 0), for: Fixtures.userID("a"), receivedAt: start)
         let crashed = try fixture.crashCopy()
         defer { try? FileManager.default.removeItem(atPath: crashed) }
-        let journal = crashed + "/journal"
-        let segment = try #require(FileManager.default.contentsOfDirectory(atPath: journal).sorted().last)
-        let handle = try #require(FileHandle(forWritingAtPath: journal + "/" + segment))
+        let log = crashed + "/wal"
+        let segment = try #require(FileManager.default.contentsOfDirectory(atPath: log).sorted().last)
+        let handle = try #require(FileHandle(forWritingAtPath: log + "/" + segment))
         handle.seekToEndOfFile()
         handle.write(Data(#"{"op":"put","record":{"schemaVersion":1,"us"#.utf8))
         try handle.close()
         let recovered = try fixture.open(crashed)
         #expect(try await recovered.record(Fixtures.userID("a"))?.permissions?.location == .denied)
         #expect(fixture.notices.contains { if case .cutTornLogTail = $0 { true } else { false } })
+        await recovered.close()
+        await store.close()
+    }
+
+    /// A state directory from before the log moved to `wal/` (its log in `journal/`) opens
+    /// with every acknowledged change, and the log directory is moved over.
+    @Test func logInJournalDirectoryIsMigrated() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        _ = try await store.report(report(.denied, at: 0), for: Fixtures.userID("a"), receivedAt: start)
+        let crashed = try fixture.crashCopy()
+        defer { try? FileManager.default.removeItem(atPath: crashed) }
+        try FileManager.default.moveItem(atPath: crashed + "/wal", toPath: crashed + "/journal")
+        let recovered = try fixture.open(crashed)
+        #expect(try await recovered.record(Fixtures.userID("a"))?.permissions?.location == .denied)
+        #expect(!FileManager.default.fileExists(atPath: crashed + "/journal"))
+        #expect(FileManager.default.fileExists(atPath: crashed + "/wal"))
         await recovered.close()
         await store.close()
     }
@@ -124,7 +141,7 @@ struct StateStoreTests {
         let fired = try await store.fireDue(now: start.addingTimeInterval(60))
         #expect(fired.events.map(\.userID.rawValue).sorted() == ["x", "y"])
         #expect(try await store.fireDue(now: start.addingTimeInterval(3600)).users == 0)
-        let first = try #require(await store.nextEvent(for: "file"))
+        let first = try #require(await store.peekEvent(for: "file"))
         await store.complete(first.id, sink: "file")
         await store.complete(first.id, sink: "journal")
         #expect(await store.pendingEvents(for: "file") == 1)
@@ -136,7 +153,7 @@ struct StateStoreTests {
         defer { try? FileManager.default.removeItem(atPath: crashed) }
         let recovered = try fixture.open(crashed, policy: policy, sinks: ["file", "journal"])
         #expect(await recovered.pendingEvents(for: "file") == 1)
-        #expect(await recovered.nextEvent(for: "file")?.id != first.id)
+        #expect(await recovered.peekEvent(for: "file")?.id != first.id)
         #expect(try await recovered.record(Fixtures.userID("x"))?.openEpisode?.deliveries.count == 1)
         await recovered.close()
         await store.close()
@@ -145,7 +162,7 @@ struct StateStoreTests {
     /// Forgetting a user removes their file and schedule, also across a restart.
     @Test func deleteRemovesFileAndSchedule() async throws {
         let fixture = try StoreFixture()
-        var store: StateStore? = try fixture.open()
+        var store: FileStateStore? = try fixture.open()
         let userID = Fixtures.userID("gone")
         _ = try await store!.report(report(.denied, at: 0), for: userID, receivedAt: start)
         try await store!.checkpoint(snapshot: false)
@@ -159,14 +176,14 @@ struct StateStoreTests {
         store = nil
         let reopened = try fixture.open()
         #expect(try await reopened.record(userID) == nil)
-        #expect(await reopened.userCount == 0)
+        #expect(await reopened.statistics().users == 0)
         await reopened.close()
     }
 
     /// A user file that does not decode is quarantined when read; other users are served.
     @Test func corruptFileIsQuarantinedOnRead() async throws {
         let fixture = try StoreFixture()
-        var store: StateStore? = try fixture.open()
+        var store: FileStateStore? = try fixture.open()
         for name in ["ok", "broken"] {
             _ = try await store!.report(report(.always, at: 0), for: Fixtures.userID(name), receivedAt: start)
         }
@@ -178,7 +195,7 @@ struct StateStoreTests {
         #expect(try await reopened.record(Fixtures.userID("broken")) == nil)
         #expect(try await reopened.record(Fixtures.userID("ok")) != nil)
         #expect(await reopened.statistics().quarantined == 1)
-        #expect(await reopened.userCount == 1)
+        #expect(await reopened.statistics().users == 1)
         await reopened.close()
     }
 
@@ -211,29 +228,162 @@ struct DeadLetterStoreTests {
         let event = try #require(try await store.fireDue(now: start.addingTimeInterval(60)).events.first)
         await store.complete(event.id, sink: "file")
         try await store.deadLetter(
-            DeadLetter(event: event, sink: "hook", attempts: 12, lastError: "HTTP 500", deadLetteredAt: start))
+            DeadLetterRecord(event: event, sink: "hook", attempts: 12, lastError: "HTTP 500", deadLetteredAt: start))
         await store.complete(event.id, sink: "hook")
         #expect(await store.pendingEvents(for: "hook") == 0)
 
         let crashed = try fixture.crashCopy()
         defer { try? FileManager.default.removeItem(atPath: crashed) }
         let recovered = try fixture.open(crashed, policy: policy, sinks: ["file", "hook"])
-        #expect(await recovered.listDeadLetters().map(\.event.id) == [event.id])
-        #expect(await recovered.listDeadLetters().first?.lastError == "HTTP 500")
+        #expect(await recovered.deadLetters().map(\.event.id) == [event.id])
+        #expect(await recovered.deadLetters().first?.lastError == "HTTP 500")
 
         #expect(try await store.replayDeadLetters(ids: ["no-such-id"]) == 0)
         #expect(try await store.replayDeadLetters(ids: nil) == 1)
-        #expect(await store.listDeadLetters().isEmpty)
-        #expect(await store.nextEvent(for: "hook")?.id == event.id)
+        #expect(await store.deadLetters().isEmpty)
+        #expect(await store.peekEvent(for: "hook")?.id == event.id)
         #expect(await store.pendingEvents(for: "file") == 0)
         try await store.checkpoint(snapshot: true)
         let afterReplay = try fixture.crashCopy()
         defer { try? FileManager.default.removeItem(atPath: afterReplay) }
         let reopened = try fixture.open(afterReplay, policy: policy, sinks: ["file", "hook"])
-        #expect(await reopened.listDeadLetters().isEmpty)
-        #expect(await reopened.nextEvent(for: "hook")?.id == event.id)
+        #expect(await reopened.deadLetters().isEmpty)
+        #expect(await reopened.peekEvent(for: "hook")?.id == event.id)
         await reopened.close()
         await recovered.close()
         await store.close()
+    }
+}
+
+/// Snapshot files and log entries carry checksums: damage is told apart from a crash, reported
+/// with the file, kept in quarantine, and costs no acknowledged change that can be read.
+struct DamagedStateTests {
+    let start = Fixtures.date("2026-11-15T10:00:00Z")
+
+    func damaged(_ notices: [StoreNotice]) -> [(path: String, movedTo: String, consequence: String)] {
+        notices.compactMap {
+            if case .damagedFile(let path, let movedTo, _, let consequence) = $0 {
+                (path, movedTo, consequence)
+            } else {
+                nil
+            }
+        }
+    }
+
+    /// Overwrites `count` bytes in the middle of `path`.
+    func scribble(_ path: String, count: Int = 48, at fraction: Double = 0.5) throws {
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        let size = handle.seekToEndOfFile()
+        handle.seek(toFileOffset: UInt64(Double(size) * fraction))
+        handle.write(Data(repeating: UInt8(ascii: "x"), count: count))
+        try handle.close()
+    }
+
+    /// A snapshot whose checksum fails is quarantined and the files are read instead: the
+    /// same users, the same schedules.
+    @Test func damagedSnapshotFallsBackToTheFiles() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        for index in 0..<30 {
+            _ = try await store.report(
+                PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID("u\(index)"),
+                receivedAt: start)
+        }
+        await store.close()
+        try scribble(fixture.directory + "/snapshot.tsv")
+        let reopened = try fixture.open()
+        let found = damaged(fixture.notices)
+        #expect(found.map(\.path) == [fixture.directory + "/snapshot.tsv"])
+        #expect(found.first?.movedTo.hasPrefix(fixture.directory + "/quarantine/snapshot.tsv.") == true)
+        #expect(found.first?.consequence.contains("read every user file") == true)
+        #expect(reopened.summary.fromSnapshot == false)
+        #expect(await reopened.statistics().users == 30)
+        #expect(await reopened.statistics().quarantined == 1)
+        await reopened.close()
+    }
+
+    /// A damaged outbox file keeps the events that still decode and names how many lines did
+    /// not.
+    @Test func damagedOutboxKeepsWhatDecodes() async throws {
+        let fixture = try StoreFixture()
+        let policy = ReminderPolicy(
+            configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
+        let store = try fixture.open(policy: policy)
+        for index in 0..<20 {
+            _ = try await store.report(
+                PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID("u\(index)"),
+                receivedAt: start)
+        }
+        _ = try await store.fireDue(now: start.addingTimeInterval(60))
+        #expect(await store.pendingEvents(for: "file") == 20)
+        await store.close()
+        // One event line (u5's) is broken in its middle; the others stay whole.
+        let outbox = fixture.directory + "/outbox.tsv"
+        let text = try String(contentsOfFile: outbox, encoding: .utf8)
+        let line = try #require(text.range(of: #""id":"u5/"#))
+        try scribble(
+            outbox, count: 8,
+            at: Double(text.utf8.distance(from: text.startIndex, to: line.upperBound)) / Double(text.utf8.count))
+        let reopened = try fixture.open(policy: policy)
+        let found = damaged(fixture.notices)
+        #expect(found.map(\.path) == [fixture.directory + "/outbox.tsv"])
+        #expect(found.first?.consequence.contains("1 lines could not be read") == true)
+        let pending = await reopened.pendingEvents(for: "file")
+        #expect(pending == 19)
+        await reopened.close()
+    }
+
+    /// An entry damaged in the middle of the log (good entries after it) is not a torn tail:
+    /// it is skipped and reported, nothing is cut, and every later entry is replayed.
+    @Test func damageInsideTheLogSkipsOnlyTheDamagedEntry() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        for (index, location) in [LocationAuthorization.denied, .whileInUse, .allowOnce].enumerated() {
+            _ = try await store.report(
+                PermissionReport(location: location, observedAt: start), for: Fixtures.userID("u\(index)"),
+                receivedAt: start)
+        }
+        let crashed = try fixture.crashCopy()
+        defer { try? FileManager.default.removeItem(atPath: crashed) }
+        let log = crashed + "/wal"
+        let segment = log + "/" + (try #require(FileManager.default.contentsOfDirectory(atPath: log).sorted().last))
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
+        // Inside the second of three entries: a letter of its JSON changed, still valid JSON.
+        let lines = try String(contentsOfFile: segment, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3)
+        let second = lines[1]
+        let offset = lines[0].utf8.count + 1 + second.utf8.count / 3
+        let handle = try #require(FileHandle(forUpdatingAtPath: segment))
+        handle.seek(toFileOffset: UInt64(offset))
+        handle.write(Data("~".utf8))
+        try handle.close()
+        let recovered = try fixture.open(crashed)
+        #expect(try await recovered.record(Fixtures.userID("u0"))?.permissions?.location == .denied)
+        #expect(try await recovered.record(Fixtures.userID("u2"))?.permissions?.location == .allowOnce)
+        #expect(try await recovered.record(Fixtures.userID("u1")) == nil)
+        #expect(!fixture.notices.contains { if case .cutTornLogTail = $0 { true } else { false } })
+        #expect(damaged(fixture.notices).map(\.path) == [segment])
+        #expect(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int == size)
+        await recovered.close()
+        await store.close()
+    }
+
+    /// A snapshot written before files carried a checksum (format 1) is still read as it is.
+    @Test func formatOneSnapshotStillLoads() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        _ = try await store.report(
+            PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID("a"), receivedAt: start)
+        await store.close()
+        let path = fixture.directory + "/snapshot.tsv"
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[0] = lines[0].replacingOccurrences(of: "\t2\t", with: "\t1\t")
+        lines[lines.count - 1] = lines[lines.count - 1].split(separator: "\t").prefix(2).joined(separator: "\t")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let reopened = try fixture.open()
+        #expect(reopened.summary.fromSnapshot)
+        #expect(damaged(fixture.notices).isEmpty)
+        #expect(try await reopened.record(Fixtures.userID("a"))?.permissions?.location == .whileInUse)
+        await reopened.close()
     }
 }

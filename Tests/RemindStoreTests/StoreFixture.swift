@@ -31,8 +31,8 @@ final class StoreFixture: Sendable {
     func open(
         _ directory: String? = nil, policy: ReminderPolicy = ReminderPolicy(), sinks: [String] = ["file"],
         now: Date = Fixtures.date("2026-11-15T10:00:00Z")
-    ) throws -> StateStore {
-        try StateStore(
+    ) throws -> FileStateStore {
+        try FileStateStore(
             options: .init(directory: directory ?? self.directory, sinks: sinks), policy: policy, now: now,
             notice: { [noticeBox] notice in noticeBox.notices.withLock { $0.append(notice) } })
     }

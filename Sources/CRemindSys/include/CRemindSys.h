@@ -7,9 +7,6 @@
 // syncfs(2): flushes the whole file system holding `fd` (a GNU extension).
 int remindsys_syncfs(int fd);
 
-// SO_PEERCRED of a connected Unix socket; returns 0 and fills uid/gid/pid, or -1.
-int remindsys_peer_credentials(int fd, unsigned int *uid, unsigned int *gid, int *pid);
-
 // pipe2(fds, O_CLOEXEC): a pipe whose ends no concurrently spawned child inherits.
 int remindsys_pipe_cloexec(int fds[2]);
 

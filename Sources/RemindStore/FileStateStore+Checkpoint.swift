@@ -1,5 +1,4 @@
 import CRemindSys
-import Dispatch
 import Foundation
 import RemindCore
 
@@ -7,7 +6,7 @@ import RemindCore
     import Glibc
 #endif
 
-extension StateStore {
+extension FileStateStore {
     /// Writes every changed user file and, with `snapshot`, the start-up snapshot, after which
     /// the log segments it covers are deleted.
     ///
@@ -16,36 +15,31 @@ extension StateStore {
     /// go; until then the log still holds every change, so a swap lost in a crash is replayed.
     /// (A `syncfs` per checkpoint stalled the log's and the sinks' own fsyncs for 50–140 ms
     /// every two seconds, the worst of a reminder's lateness in `make bench` W5.) The file I/O
-    /// runs on its own thread, off the actor and the cooperative pool, so reports keep flowing.
+    /// runs on the I/O pool, off the actor and the cooperative pool, so reports keep flowing.
     public func checkpoint(snapshot: Bool) async throws {
         guard !checkpointing else { return }
         checkpointing = true
         defer { checkpointing = false }
         // Entries appended lazily (acks) are on disk before the snapshot that drops them.
-        let ticket = appendTickets
+        let ticket = tickets.latest
         let segment = snapshot ? try await wal.rotate() : nil
         // Appends begun before the rotation sit in the segments the snapshot will replace:
         // they must be in memory before it is taken.
-        await drain(upTo: ticket)
-        let batch = dirty.compactMap { userID, version in
-            cache[userID].map { (record: $0, version: version, json: encoded[userID]) }
-        }
+        await waitUntilApplied(upTo: ticket)
+        let batch = cache.pending
         let files = self.files
         if !batch.isEmpty {
-            try await Self.runBlocking { () throws(StoreError) in
+            try await io.runBlocking { () throws(StoreError) in
                 try files.writeAll(batch.map { ($0.record.userID, $0.json ?? $0.record.jsonBytes) })
             }
         }
-        for (record, written, _) in batch where dirty[record.userID] == written {
-            dirty[record.userID] = nil
-            encoded[record.userID] = nil
-        }
+        cache.markWritten(batch)
         guard let segment else { return }
         let contents = Snapshot(
-            segment: segment, schedules: schedules.values,
-            events: outbox.ordered.map { ($0.event, Array($0.remaining)) }, deadLetters: deadLetters)
+            segment: segment, schedules: schedules.table.values,
+            events: outbox.ordered.map { ($0.event, Array($0.remaining)) }, deadLetters: deadLetterList.all)
         let directory = self.directory
-        try await Self.runBlocking { () throws(StoreError) in
+        try await io.runBlocking { () throws(StoreError) in
             // Every swap of a user file since the last snapshot becomes durable here, before
             // the segments that still hold those changes are deleted.
             try FileIO.syncFileSystem(directory)
@@ -73,21 +67,6 @@ extension StateStore {
         // The checkpoints' temp-file pool holds old versions only; a clean stop leaves none.
         _ = try? files.prepare()
         lock.release()
-    }
-
-    private static let ioQueue = DispatchQueue(label: "remindd.store.io")
-
-    static func runBlocking(_ body: @escaping @Sendable () throws(StoreError) -> Void) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            ioQueue.async {
-                do {
-                    try body()
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
     }
 }
 

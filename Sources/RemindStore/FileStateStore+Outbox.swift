@@ -1,11 +1,6 @@
 import RemindCore
 
-extension StateStore {
-    /// The oldest event waiting for `sink`, or nil if none; see `waitForEvents`.
-    public func nextEvent(for sink: String) -> OutboxEvent? {
-        outbox.peek(sink: sink)
-    }
-
+extension FileStateStore {
     /// Claims the next event `sink` may deliver now; see `Outbox.claim`.
     public func claimEvent(for sink: String) -> OutboxEvent? {
         outbox.claim(sink: sink)
@@ -43,23 +38,20 @@ extension StateStore {
 
     /// Moves an event a sink gave up on to the dead letters, durably; the caller then
     /// completes it for that sink.
-    public func deadLetter(_ letter: DeadLetter) async throws {
-        try await logged([LogEntry.dead(letter).line]) {
-            deadLetters.removeAll { $0.event.id == letter.event.id && $0.sink == letter.sink }
-            deadLetters.append(letter)
-        }
+    public func deadLetter(_ letter: DeadLetterRecord) async throws {
+        try await logged([LogEntry.dead(letter).line]) { deadLetterList.put(letter) }
     }
 
-    public func listDeadLetters() -> [DeadLetter] { deadLetters }
+    public func deadLetters() -> [DeadLetterRecord] { deadLetterList.all }
 
     /// Puts dead letters back in their sinks' queues: all of them, or those whose event id is
     /// in `ids`. Returns how many went back.
     public func replayDeadLetters(ids: Set<String>?) async throws -> Int {
-        let chosen = deadLetters.filter { ids?.contains($0.event.id) ?? true }
+        let chosen = deadLetterList.chosen(ids)
         guard !chosen.isEmpty else { return 0 }
         try await logged(chosen.map { LogEntry.replay(eventID: $0.event.id, sink: $0.sink).line }) {
             for letter in chosen {
-                deadLetters.removeAll { $0.event.id == letter.event.id && $0.sink == letter.sink }
+                _ = deadLetterList.take(eventID: letter.event.id, sink: letter.sink)
                 outbox.requeue(letter.event, sink: letter.sink)
                 outboxSignals[letter.sink]?.signal()
             }

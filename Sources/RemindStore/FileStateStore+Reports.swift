@@ -1,11 +1,7 @@
 import Foundation
 import RemindCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-extension StateStore {
+extension FileStateStore {
     /// Stores a validated report and returns what it changed, once the change is durable.
     ///
     /// A report that changes nothing but `lastReportAt` and the count is not logged: its
@@ -39,11 +35,8 @@ extension StateStore {
         try await withUser(userID) {
             guard try await load(userID) != nil else { return false }
             try await logged([LogEntry.delete(userID).line]) {
-                cache[userID] = nil
-                dirty[userID] = nil
-                encoded[userID] = nil
-                schedules[userID] = nil
-                index.set(userID, wake: nil)
+                cache.remove(userID)
+                schedules.remove(userID)
                 // The logged delete covers a crash before this unlink: replay unlinks again.
                 try files.remove(userID)
             }
@@ -51,9 +44,6 @@ extension StateStore {
         }
     }
 
-    public var userCount: Int { schedules.count }
-
+    /// A user's schedule as the scheduler holds it; nil for an unknown user.
     public func schedule(of userID: UserID) -> UserSchedule? { schedules[userID] }
-
-    public func userFilePath(_ userID: UserID) -> String { files.path(for: userID) }
 }

@@ -3,7 +3,10 @@ import RemindCore
 
 /// An event a sink gave up on: after `maxAttempts`, or at once on a permanent failure. It
 /// stays here, durable, until an operator replays it (`remindctl dead-letters replay`).
-public struct DeadLetter: Sendable, Equatable {
+///
+/// The store's own record, written into the log and the snapshot; the API's `DeadLetter` is
+/// its wire shape (the same keys).
+public struct DeadLetterRecord: Sendable, Equatable {
     public var event: OutboxEvent
     public var sink: String
     public var attempts: Int
@@ -18,7 +21,7 @@ public struct DeadLetter: Sendable, Equatable {
         self.deadLetteredAt = deadLetteredAt
     }
 
-    /// `{"id","sink","attempts","lastError","deadLetteredAt","event"}`, as the API lists it.
+    /// `{"id","sink","attempts","lastError","deadLetteredAt","event"}`, the log's and the API's shape.
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("id", event.id)
@@ -49,5 +52,29 @@ public struct DeadLetter: Sendable, Equatable {
         else { return nil }
         self.init(
             event: event, sink: sink, attempts: Int(attempts), lastError: lastError, deadLetteredAt: deadLetteredAt)
+    }
+}
+
+/// The dead letters, oldest first, at most one per event and sink.
+struct DeadLetterList {
+    private(set) var all: [DeadLetterRecord] = []
+
+    var count: Int { all.count }
+
+    /// Adds a letter, replacing an earlier one of the same event and sink.
+    mutating func put(_ letter: DeadLetterRecord) {
+        all.removeAll { $0.event.id == letter.event.id && $0.sink == letter.sink }
+        all.append(letter)
+    }
+
+    /// Removes and returns the letter of `eventID` for `sink`.
+    mutating func take(eventID: String, sink: String) -> DeadLetterRecord? {
+        guard let index = all.firstIndex(where: { $0.event.id == eventID && $0.sink == sink }) else { return nil }
+        return all.remove(at: index)
+    }
+
+    /// The letters whose event id is in `ids` (all when nil), oldest first.
+    func chosen(_ ids: Set<String>?) -> [DeadLetterRecord] {
+        all.filter { ids?.contains($0.event.id) ?? true }
     }
 }

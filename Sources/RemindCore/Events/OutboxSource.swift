@@ -1,6 +1,6 @@
-import RemindCore
-
-/// Where a dispatcher takes its sink's events from: the daemon's durable outbox.
+/// Where a dispatcher takes its sink's events from: the daemon's durable outbox. Declared here,
+/// beside `OutboxEvent`, because both sides use it: every `StateStore` is one (RemindStore),
+/// and a `SinkDispatcher` drains one (RemindSinks).
 ///
 /// Implementation requirements:
 /// - `claimEvent` hands out the oldest event that is neither claimed nor queued behind an

@@ -1,0 +1,91 @@
+import Foundation
+import RemindCore
+
+extension FileStateStore {
+    public func nextWakeAt() -> Date? { schedules.nextWake }
+
+    /// Fires everything due at `now`, up to `limit` users, and returns the events (already
+    /// durable in the log and in the outbox). On a write failure nothing changes and the
+    /// users stay due.
+    public func fireDue(now: Date, limit: Int) async throws -> FireSummary {
+        let due = schedules.popDue(now: now, limit: limit)
+        guard !due.isEmpty else { return FireSummary() }
+        let policy = self.policy
+        // Users with a report in flight are left for the next pass rather than waited for; the
+        // others are owned for the pass, so their files can be read off the actor.
+        var owned: [UserID] = []
+        var deferred: [UserID] = []
+        for userID in due {
+            if locks.tryLock(userID) {
+                owned.append(userID)
+            } else {
+                deferred.append(userID)
+            }
+        }
+        defer {
+            for userID in owned { locks.unlock(userID) }
+            for userID in deferred { schedules.wake(userID, at: now) }
+        }
+        var records: [(record: UserRecord, json: [UInt8])] = []
+        var lines: [[UInt8]] = []
+        var suppressed: [UserID] = []
+        var events: [OutboxEvent] = []
+        do {
+            let unread = owned.filter { cache[$0] == nil && schedules[$0] != nil }
+            let reads = try await files.read(unread, on: io)
+            for (userID, read) in zip(unread, reads) { _ = try adopt(read, of: userID) }
+            for userID in owned {
+                guard let record = cache[userID] else { continue }
+                let outcome = policy.fire(record, now: now, daemonStartedAt: daemonStartedAt)
+                guard outcome.changed else {
+                    // Nothing to do after all (the wake-up was stale): schedule afresh.
+                    let wake = policy.nextWakeAt(record.schedule, daemonStartedAt: daemonStartedAt)
+                    schedules.wake(userID, at: wake.map { $0 <= now ? now.addingTimeInterval(1) : $0 })
+                    continue
+                }
+                let userEvents = outcome.events.map(OutboxEvent.init)
+                let (line, json) = logLine(outcome.record, events: userEvents)
+                lines.append(line)
+                records.append((outcome.record, json))
+                events += userEvents
+                if outcome.suppressed { suppressed.append(userID) }
+            }
+            try await logged(lines) {
+                for (record, json) in records { install(record, encoded: json) }
+                enqueue(events)
+                suppressedTotal += suppressed.count
+            }
+        } catch {
+            // Nothing was installed: every user this pass took stays due.
+            for userID in owned where schedules[userID] != nil && !schedules.hasWake(userID) {
+                schedules.wake(userID, at: now)
+            }
+            throw error
+        }
+        return FireSummary(users: records.count, events: events, suppressed: suppressed)
+    }
+
+    /// Reminders due before `dueBefore` (all when nil), soonest first, at most `limit`.
+    public func pendingReminders(dueBefore: Date?, limit: Int) -> [ScheduledReminder] {
+        schedules.pendingReminders(dueBefore: dueBefore, limit: limit)
+    }
+
+    /// The status counts, from counters kept current (no visit of every user).
+    public func statistics() -> StoreStatistics {
+        var statistics = schedules.statistics()
+        statistics.suppressed = suppressedTotal
+        // An operator may clear the directory: it is listed, not counted (it holds few files).
+        statistics.quarantined = files.quarantinedCount
+        for sink in outbox.sinks { statistics.outboxPending[sink] = outbox.pending(sink: sink) }
+        statistics.dirtyRecords = cache.dirtyCount
+        statistics.eventsDelivered = eventsCompleted
+        statistics.deadLetters = deadLetterList.count
+        return statistics
+    }
+
+    /// Applies a new configuration: every due time is recomputed.
+    public func setPolicy(_ policy: ReminderPolicy) {
+        schedules.setPolicy(policy)
+        scheduleChanged.signal()
+    }
+}

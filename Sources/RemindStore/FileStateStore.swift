@@ -1,0 +1,185 @@
+import Foundation
+import NIOPosix
+import RemindCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The files backend of `StateStore`: the per-user JSON files of the state directory, with a
+/// write-ahead log behind every acknowledgement.
+///
+/// The shape follows DESIGN §2 "Durable and fast":
+/// - a report that changes a user is appended to the log (group-committed) before the reply;
+/// - the user files are written behind it by checkpoints (temp files made durable, then
+///   swapped in), so a file is never torn;
+/// - a snapshot of every user's schedule and the outbox lets start-up skip reading the files;
+///   log segments are deleted only once a snapshot covers them (`Recovery`).
+///
+/// This actor only coordinates; each job is a type of its own: `UserLocks` serialises each
+/// user's changes, `RecordCache` holds records, `LogTickets` tracks appends not yet applied,
+/// `ScheduleBook` holds schedules, wake-ups and counts, `Outbox` and `DeadLetterList` the
+/// events. Records are installed in memory only once durable, so a failed write (full disk)
+/// changes nothing. Blocking file I/O other than the log's runs on the injected `io` pool.
+public actor FileStateStore: StateStore {
+    public struct Options: Sendable {
+        public var directory: String
+        public var sinks: [String]
+        /// Clean records kept in memory; dirty ones (not yet checkpointed) always are.
+        public var cachedRecords: Int
+        /// Where blocking file I/O runs (cold reads, checkpoints), off the cooperative pool.
+        public var io: NIOThreadPool
+
+        public init(
+            directory: String, sinks: [String], cachedRecords: Int = 10_000, io: NIOThreadPool = .singleton
+        ) {
+            self.directory = directory
+            self.sinks = sinks
+            self.cachedRecords = cachedRecords
+            self.io = io
+        }
+    }
+
+    public nonisolated let directory: String
+    public nonisolated let daemonStartedAt: Date
+    public nonisolated let summary: OpenSummary
+    public nonisolated let scheduleChanged = AsyncSignal()
+    nonisolated let outboxSignals: [String: AsyncSignal]
+    nonisolated let files: UserFiles
+    nonisolated let io: NIOThreadPool
+    let lock: StateLock
+    let wal: WriteAheadLog
+    let notice: @Sendable (StoreNotice) -> Void
+
+    var schedules: ScheduleBook
+    var cache: RecordCache
+    var locks = UserLocks()
+    var tickets = LogTickets()
+    var outbox: Outbox
+    var deadLetterList: DeadLetterList
+    var checkpointing = false
+    /// Events every sink finished with since start.
+    var eventsCompleted = 0
+    /// Suppressions recorded since start.
+    var suppressedTotal = 0
+
+    public var policy: ReminderPolicy { schedules.policy }
+
+    /// Opens (creating if needed) the state directory: takes the lock, loads the snapshot or
+    /// scans the files, and replays the log.
+    public init(
+        options: Options, policy: ReminderPolicy, now: Date, notice: @escaping @Sendable (StoreNotice) -> Void
+    ) throws(StoreError) {
+        directory = options.directory
+        daemonStartedAt = now
+        self.notice = notice
+        io = options.io
+        try FileIO.makeDirectories(options.directory)
+        lock = try StateLock(directory: options.directory)
+        files = UserFiles(directory: options.directory)
+        let cleared = try files.prepare()
+        if cleared > 0 { notice(.clearedTemporaryFiles(count: cleared)) }
+        outboxSignals = Dictionary(uniqueKeysWithValues: options.sinks.map { ($0, AsyncSignal()) })
+        try Recovery.migrateLogDirectory(in: options.directory)
+        let walDirectory = options.directory + "/" + Recovery.walDirectoryName
+        let recovered = try Recovery.run(
+            files: files, walDirectory: walDirectory, sinks: options.sinks, notice: notice)
+        wal = try WriteAheadLog(directory: walDirectory)
+        var cache = RecordCache(capacity: options.cachedRecords)
+        for record in recovered.records.values { cache.install(record) }
+        self.cache = cache
+        outbox = recovered.outbox
+        deadLetterList = recovered.deadLetters
+        summary = recovered.summary
+        schedules = ScheduleBook(table: recovered.schedules, policy: policy, daemonStartedAt: now)
+    }
+
+    /// Runs `body` with the user to itself: reports, deliveries and deletes of one user
+    /// happen one after the other, in arrival order; different users proceed in parallel.
+    func withUser<T>(_ userID: UserID, _ body: () async throws -> T) async throws -> T {
+        if !locks.tryLock(userID) {
+            // Ownership passes directly from the releasing task to this one.
+            await withCheckedContinuation { locks.wait(for: userID, $0) }
+        }
+        defer { locks.unlock(userID) }
+        return try await body()
+    }
+
+    /// The user's record: from memory, else from their file. An unreadable file is
+    /// quarantined and the user treated as unknown.
+    ///
+    /// The caller must own the user (`withUser`): the file is read and decoded off the actor,
+    /// so other users' reports proceed meanwhile (reading and parsing was most of the actor's
+    /// time under a report load whose users did not fit the cache), and ownership guarantees
+    /// nothing changes this user's record in between.
+    func load(_ userID: UserID) async throws(StoreError) -> UserRecord? {
+        if let record = cache[userID] { return record }
+        guard schedules[userID] != nil else { return nil }
+        let read = try await files.read([userID], on: io)
+        return try adopt(read[0], of: userID)
+    }
+
+    /// Takes what reading a user's file gave into memory.
+    func adopt(_ read: UserFiles.ReadResult, of userID: UserID) throws(StoreError) -> UserRecord? {
+        if let record = cache[userID] { return record }
+        switch read {
+        case .missing:
+            return nil
+        case .record(let record):
+            cache.adopt(record)
+            evictIfNeeded()
+            return record
+        case .quarantined(let movedTo, let reason):
+            notice(.quarantined(path: files.path(for: userID), movedTo: movedTo, reason: reason))
+            schedules.remove(userID)
+            return nil
+        }
+    }
+
+    /// Makes a durable record current in memory and reschedules the user.
+    func install(_ record: UserRecord, encoded json: [UInt8]? = nil) {
+        cache.install(record, encoded: json)
+        if schedules.set(record.schedule) { scheduleChanged.signal() }
+        evictIfNeeded()
+    }
+
+    private func evictIfNeeded() {
+        let locks = self.locks
+        cache.evictIfNeeded { locks.isHeld($0) }
+    }
+
+    /// Puts events in the outbox (they are already durable in the log line that carried them)
+    /// and wakes the sinks' dispatchers.
+    func enqueue(_ events: [OutboxEvent]) {
+        for event in events {
+            outbox.enqueue(event, sinks: outbox.sinks)
+        }
+        if !events.isEmpty {
+            for signal in outboxSignals.values { signal.signal() }
+        }
+    }
+
+    /// Appends lines to the log and, once they are durable, runs `apply` (which installs
+    /// what they describe); see `LogTickets` for why a checkpoint can wait for this.
+    func logged<T>(_ lines: [[UInt8]], then apply: () throws -> T) async throws -> T {
+        let ticket = tickets.begin()
+        defer { tickets.end(ticket) }
+        try await wal.append(batch: lines)
+        return try apply()
+    }
+
+    /// Returns once every append with a ticket up to `ticket` has been applied or failed.
+    func waitUntilApplied(upTo ticket: UInt64) async {
+        guard !tickets.applied(upTo: ticket) else { return }
+        await withCheckedContinuation { tickets.waitUntilApplied(upTo: ticket, $0) }
+    }
+
+    /// The log line for a changed record, and the record's encoding inside it.
+    func logLine(_ record: UserRecord, events: [OutboxEvent]) -> (line: [UInt8], json: [UInt8]) {
+        let json = record.jsonBytes
+        return (LogEntry.putLine(recordJSON: json, events: events.map { ($0, outbox.sinks) }), json)
+    }
+
+    /// The path of a user's file, for tests and support.
+    public nonisolated func userFilePath(_ userID: UserID) -> String { files.path(for: userID) }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import RemindCore
+
+/// The smallest reading of the `StateStore` contract: everything in memory, nothing survives
+/// the process, so "durable" means "applied". For tests of what sits above the store (the
+/// scheduler, the API, the dispatchers) without a state directory, and as the plain statement
+/// of what a backend does once its durability machinery is taken away.
+///
+/// Every method completes without suspending, so the actor alone serialises each user's
+/// changes in arrival order.
+public actor MemoryStateStore: StateStore {
+    public nonisolated let daemonStartedAt: Date
+    public nonisolated let scheduleChanged = AsyncSignal()
+    private nonisolated let outboxSignals: [String: AsyncSignal]
+    private var records: [UserID: UserRecord] = [:]
+    private var schedule: ScheduleBook
+    private var outbox: Outbox
+    private var letters = DeadLetterList()
+    private var suppressed = 0
+    private var completed = 0
+
+    public init(sinks: [String], policy: ReminderPolicy, now: Date) {
+        daemonStartedAt = now
+        outbox = Outbox(sinks: sinks)
+        outboxSignals = Dictionary(uniqueKeysWithValues: sinks.map { ($0, AsyncSignal()) })
+        schedule = ScheduleBook(table: ScheduleTable(), policy: policy, daemonStartedAt: now)
+    }
+
+    public var policy: ReminderPolicy { schedule.policy }
+
+    public func setPolicy(_ policy: ReminderPolicy) {
+        schedule.setPolicy(policy)
+        scheduleChanged.signal()
+    }
+
+    public func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) -> ReportOutcome {
+        let outcome = policy.apply(report, to: records[userID], userID: userID, receivedAt: receivedAt)
+        install(outcome.record, events: outcome.events.map(OutboxEvent.init))
+        return outcome
+    }
+
+    public func record(_ userID: UserID) -> UserRecord? { records[userID] }
+
+    public func delete(_ userID: UserID) -> Bool {
+        guard records.removeValue(forKey: userID) != nil else { return false }
+        schedule.remove(userID)
+        return true
+    }
+
+    public func nextWakeAt() -> Date? { schedule.nextWake }
+
+    public func fireDue(now: Date, limit: Int) -> FireSummary {
+        var summary = FireSummary()
+        for userID in schedule.popDue(now: now, limit: limit) {
+            guard let record = records[userID] else { continue }
+            let outcome = policy.fire(record, now: now, daemonStartedAt: daemonStartedAt)
+            guard outcome.changed else {
+                // A stale wake-up: schedule afresh, never in the past.
+                let wake = policy.nextWakeAt(record.schedule, daemonStartedAt: daemonStartedAt)
+                schedule.wake(userID, at: wake.map { max($0, now.addingTimeInterval(1)) })
+                continue
+            }
+            let events = outcome.events.map(OutboxEvent.init)
+            install(outcome.record, events: events)
+            summary.users += 1
+            summary.events += events
+            if outcome.suppressed { summary.suppressed.append(userID) }
+        }
+        suppressed += summary.suppressed.count
+        return summary
+    }
+
+    public func pendingReminders(dueBefore: Date?, limit: Int) -> [ScheduledReminder] {
+        schedule.pendingReminders(dueBefore: dueBefore, limit: limit)
+    }
+
+    public func statistics() -> StoreStatistics {
+        var statistics = schedule.statistics()
+        statistics.suppressed = suppressed
+        for sink in outbox.sinks { statistics.outboxPending[sink] = outbox.pending(sink: sink) }
+        statistics.eventsDelivered = completed
+        statistics.deadLetters = letters.count
+        return statistics
+    }
+
+    public func claimEvent(for sink: String) -> OutboxEvent? { outbox.claim(sink: sink) }
+
+    public func claimEvents(for sink: String, limit: Int) -> [OutboxEvent] { outbox.claim(sink: sink, limit: limit) }
+
+    public nonisolated func waitForEvents(for sink: String) async { await outboxSignals[sink]?.wait() }
+
+    public func complete(_ eventID: String, sink: String) {
+        guard outbox.complete(eventID, sink: sink) else { return }
+        if outbox.entries[eventID] == nil { completed += 1 }
+        outboxSignals[sink]?.signal()
+    }
+
+    public func release(_ eventID: String, sink: String) {
+        outbox.release(eventID, sink: sink)
+        outboxSignals[sink]?.signal()
+    }
+
+    public func pendingEvents(for sink: String) -> Int { outbox.pending(sink: sink) }
+
+    public func deadLetter(_ letter: DeadLetterRecord) { letters.put(letter) }
+
+    public func deadLetters() -> [DeadLetterRecord] { letters.all }
+
+    public func replayDeadLetters(ids: Set<String>?) -> Int {
+        let chosen = letters.chosen(ids)
+        for letter in chosen {
+            _ = letters.take(eventID: letter.event.id, sink: letter.sink)
+            outbox.requeue(letter.event, sink: letter.sink)
+            outboxSignals[letter.sink]?.signal()
+        }
+        return chosen.count
+    }
+
+    /// Nothing to move: everything is where it stays.
+    public func checkpoint(snapshot: Bool) {}
+
+    public func close() {}
+
+    private func install(_ record: UserRecord, events: [OutboxEvent]) {
+        records[record.userID] = record
+        if schedule.set(record.schedule) { scheduleChanged.signal() }
+        for event in events { outbox.enqueue(event, sinks: outbox.sinks) }
+        if !events.isEmpty {
+            for signal in outboxSignals.values { signal.signal() }
+        }
+    }
+}

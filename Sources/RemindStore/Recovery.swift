@@ -1,0 +1,132 @@
+import Foundation
+import RemindCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Start-up of the files backend: the state as of the last acknowledged write, from the
+/// snapshot (or, without one, a scan of every user file) plus a replay of the write-ahead log
+/// from the segment the snapshot covers.
+///
+/// The result is exactly what a full scan of the user files plus the whole log would give:
+/// the log is newer than any file or snapshot, so its records win.
+enum Recovery {
+    /// What start-up found, for the store to take over.
+    struct Recovered {
+        var schedules = ScheduleTable()
+        /// Records whose newest state is in the log, not (yet) in their files.
+        var records: [UserID: UserRecord] = [:]
+        var outbox: Outbox
+        var deadLetters = DeadLetterList()
+        var summary: OpenSummary
+    }
+
+    static func run(
+        files: UserFiles, walDirectory: String, sinks: [String], notice: (StoreNotice) -> Void
+    ) throws(StoreError) -> Recovered {
+        let directory = files.directory
+        var recovered = Recovered(
+            outbox: Outbox(sinks: sinks),
+            summary: OpenSummary(users: 0, fromSnapshot: false, replayedEntries: 0, pendingEvents: 0))
+        let outboxPath = directory + "/" + Snapshot.outboxFileName
+        if let bytes = try FileIO.read(outboxPath) {
+            do throws(SnapshotDamage) {
+                let pending = try Snapshot(bytes: bytes)
+                for (event, sinks) in pending.events { recovered.outbox.enqueue(event, sinks: sinks) }
+                for letter in pending.deadLetters { recovered.deadLetters.put(letter) }
+            } catch {
+                // Nothing else holds these events once their log segments are gone: keep what
+                // still decodes, and the file for inspection.
+                let salvaged = Snapshot.salvage(bytes)
+                for (event, sinks) in salvaged.events { recovered.outbox.enqueue(event, sinks: sinks) }
+                for letter in salvaged.deadLetters { recovered.deadLetters.put(letter) }
+                notice(
+                    .damagedFile(
+                        path: outboxPath, movedTo: try files.quarantine(outboxPath), reason: error.description,
+                        consequence:
+                            "kept the \(salvaged.events.count) pending events and \(salvaged.deadLetters.count) dead letters that still decode; \(salvaged.lost) lines could not be read"
+                    ))
+            }
+        }
+        var firstSegment: UInt64 = 0
+        let snapshotPath = directory + "/" + Snapshot.fileName
+        var snapshot: Snapshot?
+        if let bytes = try FileIO.read(snapshotPath) {
+            do throws(SnapshotDamage) {
+                snapshot = try Snapshot(bytes: bytes)
+            } catch {
+                notice(
+                    .damagedFile(
+                        path: snapshotPath, movedTo: try files.quarantine(snapshotPath), reason: error.description,
+                        consequence: "read every user file instead (a slower start, nothing lost)"))
+            }
+        }
+        if let snapshot {
+            recovered.summary.fromSnapshot = true
+            firstSegment = snapshot.segment
+            recovered.schedules.reserveCapacity(snapshot.schedules.count)
+            for schedule in snapshot.schedules { recovered.schedules[schedule.userID] = schedule }
+        } else {
+            let records = try files.scan { path, reason in
+                notice(.quarantined(path: path, movedTo: path, reason: reason))
+            }
+            for record in records { recovered.schedules[record.userID] = record.schedule }
+            notice(.scannedAllFiles(users: records.count))
+        }
+
+        let report = try WriteAheadLog.replay(
+            directory: walDirectory, from: firstSegment, decode: LogEntry.init(line:)
+        ) { entry in
+            recovered.summary.replayedEntries += 1
+            apply(entry, to: &recovered, files: files)
+        }
+        if report.cutBytes > 0 { notice(.cutTornLogTail(bytes: report.cutBytes)) }
+        for (path, skipped) in report.damaged {
+            notice(
+                .damagedFile(
+                    path: path, movedTo: try files.quarantineCopy(path),
+                    reason: "\(skipped) entries failed their checksum",
+                    consequence: "skipped them and replayed every other entry; the segment stays in use"))
+        }
+        recovered.summary.users = recovered.schedules.count
+        recovered.summary.pendingEvents = recovered.outbox.entries.count
+        return recovered
+    }
+
+    private static func apply(_ entry: LogEntry, to recovered: inout Recovered, files: UserFiles) {
+        switch entry {
+        case .put(let record, let events):
+            // The file is rewritten at the next checkpoint, which also repairs a file torn by
+            // a crash during the last one.
+            recovered.schedules[record.userID] = record.schedule
+            recovered.records[record.userID] = record
+            for (event, sinks) in events { recovered.outbox.enqueue(event, sinks: sinks) }
+        case .delete(let userID):
+            recovered.schedules[userID] = nil
+            recovered.records[userID] = nil
+            // The logged delete covers a crash before the unlink: unlink again.
+            try? files.remove(userID)
+        case .ack(let eventID, let sink):
+            recovered.outbox.complete(eventID, sink: sink)
+        case .dead(let letter):
+            recovered.deadLetters.put(letter)
+        case .replay(let eventID, let sink):
+            if let letter = recovered.deadLetters.take(eventID: eventID, sink: sink) {
+                recovered.outbox.requeue(letter.event, sink: sink)
+            }
+        }
+    }
+
+    /// The log's directory was `journal/` before it was `wal/` (easily confused with
+    /// journald): a state directory from then is moved over once.
+    static func migrateLogDirectory(in directory: String) throws(StoreError) {
+        let old = directory + "/journal"
+        let new = directory + "/" + walDirectoryName
+        guard FileIO.exists(old), !FileIO.exists(new) else { return }
+        guard rename(old, new) == 0 else { throw .io("rename", old) }
+        try FileIO.fsyncDirectory(directory)
+    }
+
+    static let walDirectoryName = "wal"
+}

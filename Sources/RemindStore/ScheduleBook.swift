@@ -1,0 +1,165 @@
+import Foundation
+import RemindCore
+
+/// Every user's schedule with their next wake-up, and the status counts kept current as
+/// schedules change, so that `/v1/status`, `/metrics` and `STATUS=` never visit every user.
+///
+/// The counts are what the rows say: each row carries whether it counts a pending reminder,
+/// so replacing or removing a schedule adjusts the totals by exactly what the old row added.
+struct ScheduleBook {
+    private(set) var table: ScheduleTable
+    private var wakes = ScheduleIndex()
+    private(set) var policy: ReminderPolicy
+    let daemonStartedAt: Date
+    private(set) var openEpisodes = 0
+    private(set) var pendingReminders = 0
+    /// The earliest reminder due time and whose it is. Without heartbeats it is the earliest
+    /// wake-up; with them it is found by a scan, remembered until the user holding it changes.
+    private var earliestReminder: EarliestReminder = .unknown
+
+    private enum EarliestReminder {
+        case unknown
+        case known(userID: UserID, dueAt: Date)
+        case none
+    }
+
+    init(table: ScheduleTable, policy: ReminderPolicy, daemonStartedAt: Date) {
+        self.table = table
+        self.policy = policy
+        self.daemonStartedAt = daemonStartedAt
+        rebuild()
+    }
+
+    var count: Int { table.count }
+
+    subscript(userID: UserID) -> UserSchedule? { table[userID] }
+
+    /// The earliest wake-up of any user.
+    var nextWake: Date? {
+        mutating get { wakes.next?.wake }
+    }
+
+    /// Stores a user's schedule and wake-up; true when that made the earliest wake-up earlier.
+    @discardableResult
+    mutating func set(_ schedule: UserSchedule) -> Bool {
+        let reminder = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt)
+        let previous = table.put(schedule, pendingReminder: reminder != nil)
+        count(previous, sign: -1)
+        count(.init(openEpisode: schedule.episodeStartedAt != nil, pendingReminder: reminder != nil), sign: 1)
+        noteReminder(of: schedule.userID, dueAt: reminder)
+        let wake = [reminder, policy.heartbeatDueAt(schedule)].compactMap { $0 }.min()
+        let earliest = wakes.next?.wake
+        wakes.set(schedule.userID, wake: wake)
+        guard let wake else { return false }
+        return earliest == nil || wake < earliest!
+    }
+
+    mutating func remove(_ userID: UserID) {
+        count(table.remove(userID), sign: -1)
+        wakes.set(userID, wake: nil)
+        noteReminder(of: userID, dueAt: nil)
+    }
+
+    /// Removes and returns up to `limit` users whose wake-up is at or before `now`; each gets a
+    /// wake-up again when its schedule is set (or `wake(_:at:)` is called).
+    mutating func popDue(now: Date, limit: Int) -> [UserID] {
+        wakes.popDue(now: now, limit: limit)
+    }
+
+    /// Sets a user's wake-up directly: a user left for the next pass, or a stale wake-up.
+    mutating func wake(_ userID: UserID, at date: Date?) {
+        wakes.set(userID, wake: date)
+    }
+
+    func hasWake(_ userID: UserID) -> Bool { wakes.wakes[userID] != nil }
+
+    /// A new configuration: every due time and count is recomputed.
+    mutating func setPolicy(_ policy: ReminderPolicy) {
+        self.policy = policy
+        rebuild()
+    }
+
+    /// The earliest reminder due time of any user.
+    mutating func nextReminderAt() -> Date? {
+        if policy.configuration.heartbeatIntervalSeconds == nil { return wakes.next?.wake }
+        if case .unknown = earliestReminder {
+            var earliest: (UserID, Date)?
+            table.forEach { schedule in
+                guard let due = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt) else { return }
+                if earliest == nil || due < earliest!.1 { earliest = (schedule.userID, due) }
+            }
+            earliestReminder = earliest.map { .known(userID: $0.0, dueAt: $0.1) } ?? EarliestReminder.none
+        }
+        if case .known(_, let dueAt) = earliestReminder { return dueAt }
+        return nil
+    }
+
+    /// The status counts this book keeps; the store adds its own (outbox, dead letters).
+    mutating func statistics() -> StoreStatistics {
+        var statistics = StoreStatistics()
+        statistics.users = count
+        statistics.openEpisodes = openEpisodes
+        statistics.pendingReminders = pendingReminders
+        statistics.nextReminderAt = nextReminderAt()
+        return statistics
+    }
+
+    /// Reminders due before `dueBefore` (all when nil), soonest first, at most `limit`.
+    func pendingReminders(dueBefore: Date?, limit: Int) -> [ScheduledReminder] {
+        var pending: [ScheduledReminder] = []
+        table.forEach { schedule in
+            guard let due = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt) else { return }
+            if let dueBefore, due >= dueBefore { return }
+            pending.append(
+                ScheduledReminder(
+                    userID: schedule.userID, dueAt: due, sequence: schedule.deliveredCount + 1,
+                    reason: schedule.reason ?? .locationNotAuthorizedAlways))
+        }
+        pending.sort { $0.dueAt < $1.dueAt || ($0.dueAt == $1.dueAt && $0.userID < $1.userID) }
+        return Array(pending.prefix(limit))
+    }
+
+    private mutating func count(_ counted: ScheduleTable.Counted?, sign: Int) {
+        guard let counted else { return }
+        if counted.openEpisode { openEpisodes += sign }
+        if counted.pendingReminder { pendingReminders += sign }
+    }
+
+    /// Keeps the remembered earliest reminder right after one user's due time changed.
+    private mutating func noteReminder(of userID: UserID, dueAt: Date?) {
+        switch earliestReminder {
+        case .unknown:
+            return
+        case .none:
+            if let dueAt { earliestReminder = .known(userID: userID, dueAt: dueAt) }
+        case .known(let holder, let earliest):
+            if let dueAt, dueAt <= earliest {
+                earliestReminder = .known(userID: userID, dueAt: dueAt)
+            } else if holder == userID {
+                // The earliest moved later or went away: who is earliest now takes a scan.
+                earliestReminder = .unknown
+            }
+        }
+    }
+
+    /// One pass over every row: marks, counts and wake-ups from the current policy.
+    private mutating func rebuild() {
+        let policy = policy
+        let started = daemonStartedAt
+        var wakes = ScheduleIndex()
+        wakes.reserveCapacity(table.count)
+        var open = 0
+        var pending = 0
+        table.markPending { schedule in
+            let reminder = policy.reminderWakeAt(schedule, daemonStartedAt: started)
+            if schedule.episodeStartedAt != nil { open += 1 }
+            if reminder != nil { pending += 1 }
+            wakes.set(schedule.userID, wake: [reminder, policy.heartbeatDueAt(schedule)].compactMap { $0 }.min())
+            return reminder != nil
+        }
+        self.wakes = wakes
+        openEpisodes = open
+        pendingReminders = pending
+        earliestReminder = .unknown
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// Counts for `GET /v1/status`, the metrics and `STATUS=`, kept current by the store.
+public struct StoreStatistics: Sendable, Equatable {
+    public var users = 0
+    public var openEpisodes = 0
+    public var pendingReminders = 0
+    public var nextReminderAt: Date?
+    /// Suppressions recorded since start.
+    public var suppressed = 0
+    /// Files now in `quarantine/`.
+    public var quarantined = 0
+    /// Events waiting, per sink.
+    public var outboxPending: [String: Int] = [:]
+    /// Records changed in memory and not yet written to their final place.
+    public var dirtyRecords = 0
+    /// Events every sink is done with, since start.
+    public var eventsDelivered = 0
+    /// Events a sink gave up on, waiting for a replay.
+    public var deadLetters = 0
+
+    public init() {}
+}

@@ -1,0 +1,34 @@
+import RemindCore
+
+/// A wait that ran past its deadline: the test fails with what it waited for instead of hanging.
+public struct DeadlineExceeded: Error, CustomStringConvertible {
+    public var what: String
+    public var description: String { "gave up waiting for \(what)" }
+}
+
+/// Waits until `condition` holds, re-checking each time `signal` fires, for at most `limit` of
+/// real time. Nothing sleeps to wait: the signal wakes the check, the deadline only bounds it.
+public func waitUntil(
+    _ what: String, within limit: Duration = .seconds(30), signal: AsyncSignal, _ condition: () -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw DeadlineExceeded(what: what) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await signal.wait() }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}
+
+/// Waits until `condition` holds, re-checking between yields, for at most `limit` of real
+/// time: for state that changes on other threads with nothing to signal it.
+public func waitUntil(_ what: String, within limit: Duration = .seconds(30), _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw DeadlineExceeded(what: what) }
+        await Task.yield()
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import RemindCore
+import RemindStore
+import RemindTesting
+import Testing
+
+/// The `StateStore` contract, written once against the protocol and run against every
+/// backend: what the daemon, the scheduler and the dispatchers rely on whichever is configured.
+/// (What only a durable backend promises, recovery after a crash, is in `StateStoreTests`.)
+struct StateStoreContractTests {
+    let start = Fixtures.date("2026-11-15T10:00:00Z")
+    let policy = ReminderPolicy(
+        configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
+
+    func report(
+        _ store: any StateStore, _ user: String, _ location: LocationAuthorization, at offset: Double
+    ) async throws
+        -> ReportOutcome
+    {
+        let at = start.addingTimeInterval(offset)
+        return try await store.report(
+            PermissionReport(location: location, observedAt: at), for: Fixtures.userID(user), receivedAt: at)
+    }
+
+    /// A report is the user's state at once; a repeat changes nothing but the count; a delete
+    /// forgets the user, and a second delete finds nobody.
+    @Test(arguments: StoreBackend.allCases)
+    func reportsReadBackAndDeleteForgets(_ backend: StoreBackend) async throws {
+        let store = try backend.open(policy: policy, now: start).store
+        #expect(try await report(store, "a", .whileInUse, at: 0).changed)
+        #expect(try await !report(store, "a", .whileInUse, at: 1).changed)
+        let record = try #require(try await store.record(Fixtures.userID("a")))
+        #expect(record.permissions?.location == .whileInUse)
+        #expect(record.reportCount == 2)
+        #expect(try await store.record(Fixtures.userID("nobody")) == nil)
+        #expect(await store.nextWakeAt() == start.addingTimeInterval(60))
+        #expect(try await store.delete(Fixtures.userID("a")))
+        #expect(try await !store.delete(Fixtures.userID("a")))
+        #expect(try await store.record(Fixtures.userID("a")) == nil)
+        #expect(await store.nextWakeAt() == nil)
+        #expect(await store.statistics().users == 0)
+        await store.close()
+    }
+
+    /// A user's due reminder fires once, lands in the outbox for every sink, and the user's
+    /// next wake-up moves on; nothing fires early.
+    @Test(arguments: StoreBackend.allCases)
+    func dueRemindersFireOnceIntoTheOutbox(_ backend: StoreBackend) async throws {
+        let store = try backend.open(policy: policy, sinks: ["file", "hook"], now: start).store
+        _ = try await report(store, "a", .whileInUse, at: 0)
+        #expect(try await store.fireDue(now: start.addingTimeInterval(59)).events.isEmpty)
+        let fired = try await store.fireDue(now: start.addingTimeInterval(60))
+        #expect(fired.events.map(\.kind) == [.reminder])
+        #expect(try await store.fireDue(now: start.addingTimeInterval(61)).events.isEmpty)
+        #expect(await store.pendingEvents(for: "file") == 1)
+        #expect(await store.pendingEvents(for: "hook") == 1)
+        #expect(await store.pendingReminders(dueBefore: nil, limit: 10).isEmpty)
+        await store.complete(fired.events[0].id, sink: "file")
+        #expect(await store.pendingEvents(for: "file") == 0)
+        #expect(await store.statistics().eventsDelivered == 0)
+        await store.complete(fired.events[0].id, sink: "hook")
+        #expect(await store.statistics().eventsDelivered == 1)
+        await store.close()
+    }
+
+    /// A dead letter is listed until replayed; a replay puts the event back in its sink's
+    /// queue only, and an unknown id replays nothing.
+    @Test(arguments: StoreBackend.allCases)
+    func deadLettersAreListedAndReplayed(_ backend: StoreBackend) async throws {
+        let store = try backend.open(policy: policy, sinks: ["file", "hook"], now: start).store
+        _ = try await report(store, "a", .whileInUse, at: 0)
+        let event = try #require(try await store.fireDue(now: start.addingTimeInterval(60)).events.first)
+        try await store.deadLetter(
+            DeadLetterRecord(event: event, sink: "hook", attempts: 3, lastError: "HTTP 500", deadLetteredAt: start))
+        await store.complete(event.id, sink: "hook")
+        #expect(await store.deadLetters().map(\.event.id) == [event.id])
+        #expect(await store.statistics().deadLetters == 1)
+        #expect(try await store.replayDeadLetters(ids: ["no-such-id"]) == 0)
+        #expect(try await store.replayDeadLetters(ids: [event.id]) == 1)
+        #expect(await store.deadLetters().isEmpty)
+        #expect(await store.peekEvent(for: "hook")?.id == event.id)
+        #expect(await store.pendingEvents(for: "file") == 1)
+        await store.close()
+    }
+
+    /// A new policy moves every due time and the counts with it.
+    @Test(arguments: StoreBackend.allCases)
+    func newPolicyMovesDueTimes(_ backend: StoreBackend) async throws {
+        let store = try backend.open(policy: policy, now: start).store
+        _ = try await report(store, "a", .whileInUse, at: 0)
+        #expect(await store.nextWakeAt() == start.addingTimeInterval(60))
+        await store.setPolicy(
+            ReminderPolicy(configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 600))))
+        #expect(await store.nextWakeAt() == start.addingTimeInterval(600))
+        #expect(await store.statistics().nextReminderAt == start.addingTimeInterval(600))
+        await store.close()
+    }
+}

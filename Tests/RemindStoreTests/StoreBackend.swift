@@ -1,0 +1,33 @@
+import Foundation
+import RemindCore
+import RemindStore
+import RemindTesting
+import Testing
+
+/// The backends of `StateStore`: contract tests take one as their argument and run against
+/// each, so "the same semantics" is checked rather than hoped for.
+enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
+    case files
+    case memory
+
+    var testDescription: String { rawValue }
+
+    /// An open store of this backend with what keeps it alive (the files backend's directory).
+    struct Opened {
+        let store: any StateStore
+        let fixture: StoreFixture?
+    }
+
+    func open(
+        policy: ReminderPolicy = ReminderPolicy(), sinks: [String] = ["file"],
+        now: Date = Fixtures.date("2026-11-15T10:00:00Z")
+    ) throws -> Opened {
+        switch self {
+        case .files:
+            let fixture = try StoreFixture()
+            return Opened(store: try fixture.open(policy: policy, sinks: sinks, now: now), fixture: fixture)
+        case .memory:
+            return Opened(store: MemoryStateStore(sinks: sinks, policy: policy, now: now), fixture: nil)
+        }
+    }
+}
