@@ -39,7 +39,7 @@ struct ActivatedListener: Service {
                 }, configuration: HTTPLimits.http1),
             connections: connectionCap)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.backlog, value: Int32(HTTPLimits.backlog))
             .serverChannelInitializer { channel -> EventLoopFuture<Void> in
                 channel.eventLoop.makeCompletedFuture { () throws -> Void in
                     try channel.pipeline.syncOperations.addHandler(

@@ -30,6 +30,11 @@ import NIOCore
 /// ``ConnectionTable``; ``GuardedHTTP1Channel`` puts them into each connection's pipeline.
 enum HTTPLimits {
     static let headerTimeout: TimeAmount = .seconds(5)
+    /// Connections the kernel queues before the daemon accepts them. Hummingbird's 256 fills in
+    /// a burst of idle clients (2,000 in a second), and then a client connecting without waiting
+    /// (remindctl's event loop) is refused with `EAGAIN` even though room would be made for it
+    /// in a moment. The kernel caps it at `net.core.somaxconn` (4,096 by default).
+    static let backlog = 1024
     static let idleTimeout: TimeAmount = .seconds(10)
 
     /// Hummingbird's own idle timeout is off: ``ConnectionDeadlineHandler`` keeps both deadlines.

@@ -52,7 +52,7 @@ enum Listeners {
             responder: APIResponder(runtime: runtime, access: .unixSocket(daemonUID: getuid(), socketGID: getgid())),
             server: HTTPLimits.server(connections: unixConnections),
             configuration: ApplicationConfiguration(
-                address: .unixDomainSocket(path: socketPath), serverName: "remindd",
+                address: .unixDomainSocket(path: socketPath), serverName: "remindd", backlog: HTTPLimits.backlog,
                 availableConnectionsDelegate: unixConnections),
             onServerRunning: { _ in
                 // Hummingbird creates the socket with the umask's mode: set DESIGN's 0660.
@@ -67,7 +67,7 @@ enum Listeners {
                 responder: APIResponder(runtime: runtime, access: .bearer(token: token)),
                 server: HTTPLimits.server(connections: tcpConnections),
                 configuration: ApplicationConfiguration(
-                    address: .hostname(tcp.host, port: tcp.port), serverName: "remindd",
+                    address: .hostname(tcp.host, port: tcp.port), serverName: "remindd", backlog: HTTPLimits.backlog,
                     availableConnectionsDelegate: tcpConnections),
                 onServerRunning: { _ in readiness.listenerRunning("tcp \(tcp.host):\(tcp.port)") },
                 logger: serverLogger)

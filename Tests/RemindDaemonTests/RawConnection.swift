@@ -108,6 +108,31 @@ final class RawConnection {
         }
     }
 
+    /// Waits until the daemon closed at least `count` of `connections` (end of file), or until
+    /// `deadline`; returns how many it closed. One `poll` over all of them: it returns as soon as
+    /// any has news.
+    static func waitUntilClosed(
+        _ connections: [RawConnection], count: Int, deadline: ContinuousClock.Instant
+    ) -> Int {
+        var open = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        var closed = 0
+        while closed < count, !open.isEmpty {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { break }
+            let milliseconds = Int32(
+                left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            let ready = poll(&open, nfds_t(open.count), max(1, milliseconds))
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            var byte: UInt8 = 0
+            let before = open.count
+            open.removeAll { $0.revents != 0 && recv($0.fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) <= 0 }
+            closed += before - open.count
+            for index in open.indices { open[index].revents = 0 }
+        }
+        return closed
+    }
+
     /// The status code of the first HTTP response in `bytes`, if there is one.
     static func status(of bytes: [UInt8]) -> Int? {
         let text = String(decoding: bytes.prefix(64), as: UTF8.self)
