@@ -12,13 +12,17 @@ public struct ListenConfiguration: Sendable, Equatable {
     /// The file holding the bearer token for TCP clients. Only the path is configuration: the
     /// daemon reads the token itself, so it never appears in the effective configuration.
     public var tokenFile: String?
+    /// HTTPS on the TCP listener; nil serves plain HTTP there. The Unix socket never uses TLS.
+    public var tls: TLSFiles?
 
     public init(
-        socket: String = ConfigurationLoader.Defaults.system.socket, tcp: String? = nil, tokenFile: String? = nil
+        socket: String = ConfigurationLoader.Defaults.system.socket, tcp: String? = nil, tokenFile: String? = nil,
+        tls: TLSFiles? = nil
     ) {
         self.socket = socket
         self.tcp = tcp
         self.tokenFile = tokenFile
+        self.tls = tls
     }
 
     /// The parsed TCP address, nil when there is no TCP listener.
@@ -34,12 +38,21 @@ public struct ListenConfiguration: Sendable, Equatable {
         let tcp = try reader.string("tcp")
         if let tcp { _ = try TCPAddress(tcp, field: reader.fieldPath("tcp")) }
         let tokenFile = try reader.path("tokenFile")
-        try reader.rejectUnknownKeys(context: "in listen (socket, tcp, tokenFile)")
+        let tlsObject = try reader.strictObject("tls")
+        let tls = try tlsObject.map { (object) throws(ValidationError) in
+            try TLSFiles(object: object, path: reader.fieldPath("tls"))
+        }
+        try reader.rejectUnknownKeys(context: "in listen (socket, tcp, tokenFile, tls)")
         // An unauthenticated TCP listener would let anyone on the network change state.
         if tcp != nil, tokenFile == nil {
             throw ValidationError(field: reader.fieldPath("tokenFile"), reason: "is required when listen.tcp is set")
         }
-        self.init(socket: socket ?? defaultSocket, tcp: tcp, tokenFile: tokenFile)
+        // TLS applies to the TCP listener only: without one the files would be read for nothing.
+        if tls != nil, tcp == nil {
+            throw ValidationError(
+                field: reader.fieldPath("tls"), reason: "needs listen.tcp; the Unix socket never uses TLS")
+        }
+        self.init(socket: socket ?? defaultSocket, tcp: tcp, tokenFile: tokenFile, tls: tls)
     }
 
     /// Checks a socket path from any source; `field` names that source in the error.
@@ -60,6 +73,7 @@ public struct ListenConfiguration: Sendable, Equatable {
             "socket": .string(socket),
             "tcp": tcp.map(JSONValue.string) ?? .null,
             "tokenFile": tokenFile.map(JSONValue.string) ?? .null,
+            "tls": tls?.json ?? .null,
         ])
     }
 }

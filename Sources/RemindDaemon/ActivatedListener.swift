@@ -14,6 +14,8 @@ struct ActivatedListener: Service {
     let descriptor: Int32
     let description: String
     let responder: APIResponder
+    /// HTTPS on a passed TCP socket when `listen.tls` is configured.
+    let certificates: ServerCertificates?
     let logger: Logger
     let onRunning: @Sendable () -> Void
 
@@ -37,7 +39,7 @@ struct ActivatedListener: Service {
                     response.headers[.server] = "remindd"
                     try await writer.write(response: response.head, body: response.body)
                 }, configuration: HTTPLimits.http1),
-            connections: connectionCap)
+            connections: connectionCap, certificates: certificates)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: Int32(HTTPLimits.backlog))
             .serverChannelInitializer { channel -> EventLoopFuture<Void> in

@@ -36,6 +36,8 @@ public final class DaemonRuntime: Sendable {
     public let wallClock: @Sendable () -> Date
     /// Re-reads the configuration file (for reload); throws when it is invalid.
     let reread: @Sendable () throws(ConfigurationError) -> DaemonConfiguration
+    /// The TCP listener's certificate, re-read at every reload.
+    let certificates = ServerCertificates()
     private let current: Mutex<DaemonConfiguration>
     private let counters = Mutex(Counters())
 
@@ -70,13 +72,16 @@ public final class DaemonRuntime: Sendable {
 
     /// Re-reads the configuration and applies what can change while running (the policy:
     /// notification, schedule, heartbeat, history). Listeners, the state directory and the
-    /// sinks need a restart; a change to them is applied then and logged now.
+    /// sinks need a restart; a change to them is applied then and logged now. The files of
+    /// `listen.tls` are re-read, so a renewed certificate is served to new connections; when
+    /// they are not usable the whole reload is refused and the running certificate stays.
     public func reload() async throws(ConfigurationError) -> DaemonConfiguration {
         _ = notifier.reloading()
         defer { _ = notifier.ready(status: nil) }
         var fresh: DaemonConfiguration
         do {
             fresh = try reread()
+            try certificates.reload()
         } catch {
             logger.error(
                 "configuration rejected, keeping the running one: \(error)",

@@ -2,19 +2,32 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// Hummingbird's HTTP/1 connection with remindd's limits added to its pipeline: the header
 /// deadline and idle timeout (``ConnectionDeadlineHandler``), which also tells the listener's
 /// ``ConnectionGuard`` which connections are idle, and the refusal of version-less request lines
-/// (``RequestLineHandler``). Requests are still served by Hummingbird's `HTTP1Channel`.
+/// (``RequestLineHandler``). Requests are still served by Hummingbird's `HTTP1Channel`. With
+/// ``ServerCertificates`` the connection speaks TLS first, with the context current when it was
+/// accepted, so a reload's renewed certificate reaches new connections.
 struct GuardedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
     let http1: HTTP1Channel
     let connections: ConnectionGuard
+    var certificates: ServerCertificates? = nil
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let connections = self.connections
+        // Called on the channel's event loop, before Hummingbird adds its handlers: TLS goes first.
+        let tls = certificates?.context.map { NIOSSLServerHandler(context: $0) }
+        if let tls {
+            do {
+                try channel.pipeline.syncOperations.addHandler(tls)
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
         // Hummingbird builds its pipeline on the channel's event loop, so this continues there
         // before the first read.
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
@@ -27,7 +40,8 @@ struct GuardedHTTP1Channel: ServerChildChannel {
                     headerTimeout: HTTPLimits.headerTimeout, idleTimeout: HTTPLimits.idleTimeout,
                     connections: connections),
                 position: .after(decoder))
-            try pipeline.addHandler(RequestLineHandler(), position: .first)
+            // It reads the request line, so it goes after TLS has decrypted it.
+            try pipeline.addHandler(RequestLineHandler(), position: tls.map { .after($0) } ?? .first)
             return value
         }
     }

@@ -60,11 +60,13 @@ enum HTTPLimits {
         ConnectionGuard(capacity: maximumConnections, logger: logger)
     }
 
-    /// The HTTP/1 server of one listener, whose connections report to `connections`.
-    static func server(connections: ConnectionGuard) -> HTTPServerBuilder {
+    /// The HTTP/1 server of one listener, whose connections report to `connections`; HTTPS with
+    /// `certificates`.
+    static func server(connections: ConnectionGuard, certificates: ServerCertificates? = nil) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             GuardedHTTP1Channel(
-                http1: HTTP1Channel(responder: responder, configuration: http1), connections: connections)
+                http1: HTTP1Channel(responder: responder, configuration: http1), connections: connections,
+                certificates: certificates)
         }
     }
 }

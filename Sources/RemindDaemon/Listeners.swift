@@ -41,6 +41,7 @@ enum Listeners {
                 throw StartupError("remindd: listen.tokenFile \(tokenFile) is empty", exitCode: 78)
             }
             token = Array(text.utf8)
+            try serveTLS(configuration, runtime: runtime)
         }
         let readiness = Readiness(expected: expected, runtime: runtime)
         let serverLogger = Logger(label: "remindd.http")
@@ -65,7 +66,7 @@ enum Listeners {
             let tcpConnections = HTTPLimits.connectionCap(logger: serverLogger)
             let app = Application(
                 responder: APIResponder(runtime: runtime, access: .bearer(token: token)),
-                server: HTTPLimits.server(connections: tcpConnections),
+                server: HTTPLimits.server(connections: tcpConnections, certificates: tlsCertificates(runtime)),
                 configuration: ApplicationConfiguration(
                     address: .hostname(tcp.host, port: tcp.port), serverName: "remindd", backlog: HTTPLimits.backlog,
                     availableConnectionsDelegate: tcpConnections),
@@ -89,6 +90,27 @@ enum Listeners {
         return Array(text.utf8)
     }
 
+    /// Loads `listen.tls` for the TCP listener, or warns that it serves plain HTTP. Exit 78 for
+    /// files that cannot be served, like any other configuration error.
+    static func serveTLS(_ configuration: DaemonConfiguration, runtime: DaemonRuntime) throws(StartupError) {
+        guard let files = configuration.listen.tls else {
+            runtime.logger.warning(
+                "listen.tcp serves plain HTTP (no listen.tls): the bearer token and users' state cross the network in clear"
+            )
+            return
+        }
+        do {
+            try runtime.certificates.load(files)
+        } catch {
+            throw StartupError(error.description, exitCode: 78)
+        }
+    }
+
+    /// The certificates for a TCP listener: nil (plain HTTP) unless `listen.tls` was loaded.
+    static func tlsCertificates(_ runtime: DaemonRuntime) -> ServerCertificates? {
+        runtime.certificates.context == nil ? nil : runtime.certificates
+    }
+
     /// Serves on the sockets systemd passed (socket activation) instead of the configured
     /// ones: Unix stream sockets with the socket's access rules, TCP ones with the bearer
     /// token. The socket's group is taken to be the daemon's group, as the units set both
@@ -101,16 +123,21 @@ enum Listeners {
         var services: [any Service] = []
         for (fd, name) in sockets {
             let access: AccessPolicy
+            var certificates: ServerCertificates?
             switch ListenFDs.socketKind(of: fd) {
             case .unixStream: access = .unixSocket(daemonUID: getuid(), socketGID: getgid())
-            case .tcp: access = .bearer(token: try readToken(configuration))
+            case .tcp:
+                access = .bearer(token: try readToken(configuration))
+                try serveTLS(configuration, runtime: runtime)
+                certificates = tlsCertificates(runtime)
             case .other: throw StartupError("remindd: passed descriptor \(fd) (\(name)) is not a stream socket")
             }
             let description = "passed socket \(name) (fd \(fd))"
             services.append(
                 ActivatedListener(
                     descriptor: fd, description: description,
-                    responder: APIResponder(runtime: runtime, access: access), logger: logger,
+                    responder: APIResponder(runtime: runtime, access: access),
+                    certificates: certificates, logger: logger,
                     onRunning: { readiness.listenerRunning(description) }))
         }
         return services

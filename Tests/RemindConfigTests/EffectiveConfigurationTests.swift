@@ -10,7 +10,7 @@ struct EffectiveConfigurationTests {
             + #""notificationTitle":"App is unable to record trips","#
             + #""notificationDescription":"Please grant Always access for location."},"#
             + #""stateDirectory":"/var/lib/remindd","#
-            + #""listen":{"socket":"/run/remindd/remindd.sock","tcp":null,"tokenFile":null},"#
+            + #""listen":{"socket":"/run/remindd/remindd.sock","tcp":null,"tokenFile":null,"tls":null},"#
             + #""schedule":{"catchUpSpreadSeconds":0,"quietHours":null,"jitterSeconds":0,"#
             + #""maxRemindersPerEpisode":null},"#
             + #""heartbeat":{"intervalSeconds":null},"history":{"maxEntries":1000},"#

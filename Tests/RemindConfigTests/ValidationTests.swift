@@ -28,6 +28,22 @@ struct ValidationTests {
         (#"{"listen":{"tcp":"::1:8650","tokenFile":"/etc/remindd/token"}}"#, "listen.tcp"),
         (#"{"listen":{"tcp":"127.0.0.1:8650"}}"#, "listen.tokenFile"),
         (#"{"listen":{"tcp":8650,"tokenFile":"/t"}}"#, "listen.tcp"),
+        (#"{"listen":{"tcp":"127.0.0.1:8650","tokenFile":"/t","tls":{"keyFile":"/k"}}}"#, "listen.tls.certFile"),
+        (#"{"listen":{"tcp":"127.0.0.1:8650","tokenFile":"/t","tls":{"certFile":"/c"}}}"#, "listen.tls.keyFile"),
+        (
+            #"{"listen":{"tcp":"127.0.0.1:8650","tokenFile":"/t","tls":{"certFile":"","keyFile":"/k"}}}"#,
+            "listen.tls.certFile"
+        ),
+        (
+            #"{"listen":{"tcp":"127.0.0.1:8650","tokenFile":"/t","tls":{"certFile":"/c","keyFile":"/k","clientCAFile":7}}}"#,
+            "listen.tls.clientCAFile"
+        ),
+        (
+            #"{"listen":{"tcp":"127.0.0.1:8650","tokenFile":"/t","tls":{"certFile":"/c","keyFile":"/k","pin":"x"}}}"#,
+            "listen.tls.pin"
+        ),
+        (#"{"listen":{"tcp":"127.0.0.1:8650","tokenFile":"/t","tls":"/c"}}"#, "listen.tls"),
+        (#"{"listen":{"tls":{"certFile":"/c","keyFile":"/k"}}}"#, "listen.tls"),
         // Sinks: the list, common keys, and each type's own keys.
         (#"{"sinks":[]}"#, "sinks"),
         (#"{"sinks":{"type":"journal"}}"#, "sinks"),
@@ -146,5 +162,26 @@ struct ValidationTests {
         let configuration = try parse(#"{"listen":{"tcp":"[::1]:8650","tokenFile":"/etc/remindd/token"}}"#)
         #expect(configuration.listen.tcpAddress == TCPAddress(host: "::1", port: 8650))
         #expect(configuration.listen.tokenFile == "/etc/remindd/token")
+    }
+
+    /// `listen.tls` reads its three paths; the effective configuration shows them (never the
+    /// files' contents) and reads back as the same configuration.
+    @Test func listenTLSReadsItsFilesAndWritesThemBack() throws {
+        let configuration = try parse(
+            #"{"listen":{"tcp":"127.0.0.1:8650","tokenFile":"/t","#
+                + #""tls":{"certFile":"/etc/remindd/cert.pem","keyFile":"/etc/remindd/key.pem","#
+                + #""clientCAFile":"/etc/remindd/clients.pem"}}}"#)
+        #expect(
+            configuration.listen.tls
+                == TLSFiles(
+                    certFile: "/etc/remindd/cert.pem", keyFile: "/etc/remindd/key.pem",
+                    clientCAFile: "/etc/remindd/clients.pem"))
+        #expect(
+            configuration.listen.json.serialized.contains(
+                #""tls":{"certFile":"/etc/remindd/cert.pem","keyFile":"/etc/remindd/key.pem","#
+                    + #""clientCAFile":"/etc/remindd/clients.pem"}"#))
+        #expect(try parse(configuration.json.serialized) == configuration)
+        let plain = try parse(#"{"listen":{"tcp":"127.0.0.1:8650","tokenFile":"/t","tls":null}}"#)
+        #expect(plain.listen.tls == nil)
     }
 }

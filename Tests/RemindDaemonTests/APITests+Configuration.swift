@@ -17,7 +17,7 @@ extension APITests {
                                      "notificationTitle":"App is unable to record trips",
                                      "notificationDescription":"Please grant Always access for location."},
                      "stateDirectory":"\(api.stateDirectory)",
-                     "listen":{"socket":"\(api.root)/s.sock","tcp":null,"tokenFile":null},
+                     "listen":{"socket":"\(api.root)/s.sock","tcp":null,"tokenFile":null,"tls":null},
                      "schedule":{"catchUpSpreadSeconds":0,"quietHours":null,"jitterSeconds":0,
                                  "maxRemindersPerEpisode":null},
                      "heartbeat":{"intervalSeconds":null},
