@@ -16,6 +16,10 @@ public struct DaemonClient: Sendable {
         http = UnixHTTPClient(socketPath: socketPath, timeoutSeconds: timeoutSeconds)
     }
 
+    public init(http: UnixHTTPClient) {
+        self.http = http
+    }
+
     public func status() throws(DaemonClientError) -> Answer<DaemonStatus> {
         try exchange("GET", APIPaths.status, decode: DaemonStatus.init(json:))
     }

@@ -32,19 +32,29 @@ public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// HTTP/1.1 over the daemon's Unix socket (`http+unix`), through AsyncHTTPClient.
+/// HTTP/1.1 over the daemon's Unix socket (`http+unix`), or over its TCP listener (HTTPS, with
+/// the bearer token) with a ``RemoteEndpoint``, through AsyncHTTPClient.
 ///
 /// The calls are synchronous: remindctl runs one request and exits, and the tests call it
 /// from anywhere. Each call waits on AsyncHTTPClient's future, which is allowed off its event
 /// loop. Connection attempts are not retried, so "nothing listens on the socket" is an answer
 /// (remindctl's exit code 3) at once rather than after a connect timeout.
 public struct UnixHTTPClient: Sendable {
+    /// Where the daemon is, for messages: the socket path, or the remote endpoint's URL.
     public let socketPath: String
     public var timeoutSeconds: Int
+    public let remote: RemoteEndpoint?
 
     public init(socketPath: String, timeoutSeconds: Int = 30) {
         self.socketPath = socketPath
         self.timeoutSeconds = timeoutSeconds
+        self.remote = nil
+    }
+
+    public init(remote: RemoteEndpoint, timeoutSeconds: Int = 30) {
+        self.socketPath = remote.url
+        self.timeoutSeconds = timeoutSeconds
+        self.remote = remote
     }
 
     /// One client for the process: its event loop and connections are reused by every call.
@@ -85,17 +95,22 @@ public struct UnixHTTPClient: Sendable {
     private func makeRequest(
         _ method: String, _ path: String, body: [UInt8]?, headers: [String: String]
     ) throws(ClientError) -> HTTPClient.Request {
-        guard let url = URL(httpURLWithSocketPath: socketPath, uri: path) else {
-            throw ClientError(kind: .unreachable, message: "cannot make a URL of socket \(socketPath) and \(path)")
+        let url = remote.map { $0.url(of: path) } ?? URL(httpURLWithSocketPath: socketPath, uri: path)
+        guard let url else {
+            throw ClientError(kind: .unreachable, message: "cannot make a URL of \(socketPath) and \(path)")
         }
         // One request per connection, as remindctl makes one call: no pooled connection outlives
         // a daemon that restarts on the same socket.
         var fields = HTTPHeaders(headers.map { ($0.key, $0.value) })
         if fields["Connection"].isEmpty { fields.add(name: "Connection", value: "close") }
         if body != nil, fields["Content-Type"].isEmpty { fields.add(name: "Content-Type", value: "application/json") }
+        if let token = remote?.token { fields.replaceOrAdd(name: "Authorization", value: "Bearer \(token)") }
+        // Per request, so the shared client serves the Unix socket and any remote daemon alike.
+        let tls = try remote.map { (remote) throws(ClientError) in try remote.tlsConfiguration() }
         do {
             return try HTTPClient.Request(
-                url: url, method: HTTPMethod(rawValue: method), headers: fields, body: body.map { .bytes($0) })
+                url: url, method: HTTPMethod(rawValue: method), headers: fields, body: body.map { .bytes($0) },
+                tlsConfiguration: tls)
         } catch {
             throw ClientError(kind: .protocolError, message: "cannot make the request \(method) \(path): \(error)")
         }

@@ -34,7 +34,7 @@ extension DeadLettersCommand {
         var options: GlobalOptions
 
         func run() throws {
-            let session = options.session()
+            let session = try options.session()
             guard let letters = try session.call({ client throws(DaemonClientError) in try client.deadLetters() })
             else { return }
             let terminal = session.terminal
@@ -75,7 +75,7 @@ extension DeadLettersCommand {
         var ids: [String] = []
 
         func run() throws {
-            let session = options.session()
+            let session = try options.session()
             guard
                 let count = try session.call({ client throws(DaemonClientError) in
                     try client.replayDeadLetters(ids: ids)

@@ -23,7 +23,7 @@ struct ExplainCommand: ParsableCommand {
     var id: String { user.id }
 
     func run() throws {
-        let session = options.session()
+        let session = try options.session()
         guard let explanation = try session.call({ client throws(DaemonClientError) in try client.explain(id) })
         else { return }
         let terminal = session.terminal

@@ -37,7 +37,7 @@ struct ForgetCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = options.session()
+        let session = try options.session()
         if !yes {
             FileHandle.standardError.write(Data("Forget \(id) and their whole history? [y/N] ".utf8))
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""

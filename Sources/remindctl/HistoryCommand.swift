@@ -28,7 +28,7 @@ struct HistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = options.session()
+        let session = try options.session()
         guard
             let history = try session.call({ client throws(DaemonClientError) in
                 try client.history(id, limit: limit)

@@ -30,7 +30,7 @@ struct PendingCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = options.session()
+        let session = try options.session()
         guard
             let reminders = try session.call({ client throws(DaemonClientError) in
                 try client.pendingReminders(dueBefore: before?.date, limit: limit)

@@ -21,7 +21,7 @@ struct ReloadCommand: ParsableCommand {
     var options: GlobalOptions
 
     func run() throws {
-        let session = options.session()
+        let session = try options.session()
         guard try session.call({ client throws(DaemonClientError) in try client.reload() }) != nil else { return }
         session.terminal.line("Reloaded the configuration.")
     }

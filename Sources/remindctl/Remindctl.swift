@@ -10,7 +10,11 @@ struct Remindctl: ParsableCommand {
         discussion: """
             remindctl talks to remindd over its Unix socket: --socket PATH, else $REMINDD_SOCKET, \
             else the socket remindd uses when started from the same directory \
-            ($XDG_RUNTIME_DIR/remindd.sock or ./remindd.sock), else /run/remindd/remindd.sock.
+            ($XDG_RUNTIME_DIR/remindd.sock or ./remindd.sock), else /run/remindd/remindd.sock. \
+            Over the network it talks to remindd's TCP listener: --url https://HOST:PORT with \
+            --token-file, --cacert for a private CA, --cert and --key under mutual TLS (or \
+            $REMINDCTL_URL, $REMINDCTL_TOKEN_FILE, $REMINDCTL_CACERT, $REMINDCTL_CERT, \
+            $REMINDCTL_KEY).
 
             Examples:
               remindctl status
@@ -19,6 +23,7 @@ struct Remindctl: ParsableCommand {
               remindctl pending --before 7d
               remindctl --json history u-42 --limit 5
               remindctl config check /etc/remindd/remindd.json
+              remindctl --url https://host:8650 --cacert ca.pem --token-file t status
 
             Exit codes: 0 success, 1 failure reported by remindd, 2 usage, 3 remindd \
             unreachable, 78 invalid configuration.

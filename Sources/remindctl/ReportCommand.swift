@@ -59,7 +59,7 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = options.session()
+        let session = try options.session()
         let request = self.request
         guard let status = try session.call({ client throws(DaemonClientError) in try client.report(id, request) })
         else { return }

@@ -11,7 +11,11 @@ struct Session {
     let time: TimeText
 
     init(socketPath: String, json: Bool, terminal: Terminal = Terminal(), time: TimeText = TimeText()) {
-        client = DaemonClient(socketPath: socketPath)
+        self.init(client: DaemonClient(socketPath: socketPath), json: json, terminal: terminal, time: time)
+    }
+
+    init(client: DaemonClient, json: Bool, terminal: Terminal = Terminal(), time: TimeText = TimeText()) {
+        self.client = client
         self.json = json
         self.terminal = terminal
         self.time = time

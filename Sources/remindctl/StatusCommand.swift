@@ -17,7 +17,7 @@ struct StatusCommand: ParsableCommand {
     var options: GlobalOptions
 
     func run() throws {
-        let session = options.session()
+        let session = try options.session()
         guard let status = try session.call({ client throws(DaemonClientError) in try client.status() }) else { return }
         Self.print(status, session)
     }

@@ -20,7 +20,7 @@ struct UserCommand: ParsableCommand {
     var id: String { user.id }
 
     func run() throws {
-        let session = options.session()
+        let session = try options.session()
         guard let status = try session.call({ client throws(DaemonClientError) in try client.user(id) }) else {
             return
         }

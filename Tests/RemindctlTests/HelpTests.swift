@@ -39,7 +39,10 @@ struct HelpTests {
         remindctl talks to remindd over its Unix socket: --socket PATH, else
         $REMINDD_SOCKET, else the socket remindd uses when started from the same
         directory ($XDG_RUNTIME_DIR/remindd.sock or ./remindd.sock), else
-        /run/remindd/remindd.sock.
+        /run/remindd/remindd.sock. Over the network it talks to remindd's TCP listener:
+        --url https://HOST:PORT with --token-file, --cacert for a private CA, --cert
+        and --key under mutual TLS (or $REMINDCTL_URL, $REMINDCTL_TOKEN_FILE,
+        $REMINDCTL_CACERT, $REMINDCTL_CERT, $REMINDCTL_KEY).
 
         Examples:
           remindctl status
@@ -48,15 +51,27 @@ struct HelpTests {
           remindctl pending --before 7d
           remindctl --json history u-42 --limit 5
           remindctl config check /etc/remindd/remindd.json
+          remindctl --url https://host:8650 --cacert ca.pem --token-file t status
 
         Exit codes: 0 success, 1 failure reported by remindd, 2 usage, 3 remindd
         unreachable, 78 invalid configuration.
 
-        USAGE: remindctl [--socket <path>] [--json] <subcommand>
+        USAGE: remindctl [--socket <path>] [--url <url>] [--cacert <file>] [--cert <file>] [--key <file>] [--token-file <file>] [--json] <subcommand>
 
         GLOBAL OPTIONS:
           --socket <path>         The daemon's Unix socket (default: $REMINDD_SOCKET,
                                   else remindd's own default).
+          --url <url>             Query the daemon over its TCP listener, e.g.
+                                  https://host:8650, instead of the Unix socket
+                                  (default: $REMINDCTL_URL). Needs --token-file.
+          --cacert <file>         PEM CA certificate(s) to verify the daemon's
+                                  certificate with (default: $REMINDCTL_CACERT, else
+                                  the system's).
+          --cert <file>           PEM client certificate for mutual TLS (default:
+                                  $REMINDCTL_CERT).
+          --key <file>            PEM key of --cert (default: $REMINDCTL_KEY).
+          --token-file <file>     The file holding the daemon's bearer token, for --url
+                                  (default: $REMINDCTL_TOKEN_FILE).
           --json                  Print the API's JSON answer exactly as received.
 
         OPTIONS:

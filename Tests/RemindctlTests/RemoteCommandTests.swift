@@ -1,0 +1,91 @@
+import Foundation
+import RemindTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// remindctl against a daemon's TCP listener with `--url https://…`: the daemon's certificate
+/// verified with `--cacert`, a client certificate for mutual TLS, the token from a file; the
+/// same through `REMINDCTL_*` variables.
+@Suite(.serialized)
+struct RemoteCommandTests {
+    /// A PKI and token in a temp directory, and a daemon serving HTTPS on 127.0.0.1.
+    final class Remote {
+        let pki: TestCertificates
+        let tokenFile: String
+        let port: Int
+        let daemon: RunningDaemon
+        var url: String { "https://127.0.0.1:\(port)" }
+
+        init(portOffset: Int32, clientCA: Bool) throws {
+            pki = try TestCertificates(directory: try BuildProducts.temporaryDirectory("remindctl-pki"))
+            tokenFile = pki.directory + "/token"
+            try "ctl-token-77a1\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+            port = 20_000 + Int((getpid() + portOffset) % 20_000)
+            let clientCAFile = clientCA ? #""\#(pki.caFile)""# : "null"
+            daemon = try RunningDaemon(
+                configuration: #"{"listen":{"tcp":"127.0.0.1:\#(port)","tokenFile":"\#(tokenFile)","#
+                    + #""tls":{"certFile":"\#(pki.serverCert)","keyFile":"\#(pki.serverKey)","#
+                    + #""clientCAFile":\#(clientCAFile)}},"sinks":[{"type":"file","path":"\#(pki.directory)/e.jsonl"}]}"#
+            )
+            try daemon.report("u-remote", #"{"location":"whileInUse"}"#)
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: pki.directory) }
+    }
+
+    /// HTTPS with a token: `status` and `user` answer over the network; without the CA the
+    /// daemon's certificate is refused, without the token the daemon refuses (401), and the
+    /// same works from REMINDCTL_* variables.
+    @Test func urlWithCACertAndTokenFileQueriesOverHTTPS() throws {
+        let remote = try Remote(portOffset: 503, clientCA: false)
+        let base = ["--url", remote.url, "--cacert", remote.pki.caFile, "--token-file", remote.tokenFile]
+        let status = try Remindctl.run(["status"] + base)
+        #expect(status.status == 0, "\(status.standardError)")
+        #expect(status.standardOutput.contains("users              1"))
+        let user = try Remindctl.run(["user", "u-remote", "--json"] + base)
+        #expect(user.status == 0)
+        #expect(user.standardOutput.contains(#""userID":"u-remote""#))
+        let untrusted = try Remindctl.run(["status", "--url", remote.url, "--token-file", remote.tokenFile])
+        #expect(untrusted.status != 0)
+        #expect(untrusted.standardOutput.isEmpty)
+        let wrongToken = remote.pki.directory + "/wrong"
+        try "nope\n".write(toFile: wrongToken, atomically: true, encoding: .utf8)
+        let refused = try Remindctl.run([
+            "status", "--url", remote.url, "--cacert", remote.pki.caFile, "--token-file", wrongToken,
+        ])
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("Bearer"))
+        let missingToken = try Remindctl.run(["status", "--url", remote.url, "--cacert", remote.pki.caFile])
+        #expect(missingToken.status == 2)
+        #expect(missingToken.standardError.contains("--token-file"))
+        let fromEnvironment = try Remindctl.run(
+            ["status"],
+            environment: [
+                "REMINDCTL_URL": remote.url, "REMINDCTL_CACERT": remote.pki.caFile,
+                "REMINDCTL_TOKEN_FILE": remote.tokenFile,
+            ])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.standardError)")
+        #expect(fromEnvironment.standardOutput == status.standardOutput)
+    }
+
+    /// Under mutual TLS remindctl is served with a client certificate from the daemon's client
+    /// CA and refused without one or with a stranger CA's.
+    @Test func urlWithClientCertificateQueriesUnderMutualTLS() throws {
+        let remote = try Remote(portOffset: 607, clientCA: true)
+        let base = ["--url", remote.url, "--cacert", remote.pki.caFile, "--token-file", remote.tokenFile]
+        let served = try Remindctl.run(
+            ["status"] + base + ["--cert", remote.pki.clientCert, "--key", remote.pki.clientKey])
+        #expect(served.status == 0, "\(served.standardError)")
+        #expect(served.standardOutput.contains("users              1"))
+        let withoutCertificate = try Remindctl.run(["status"] + base)
+        #expect(withoutCertificate.status != 0)
+        #expect(withoutCertificate.standardOutput.isEmpty)
+        let stranger = try Remindctl.run(
+            ["status"] + base + ["--cert", remote.pki.strangerCert, "--key", remote.pki.strangerKey])
+        #expect(stranger.status != 0)
+        #expect(stranger.standardOutput.isEmpty)
+    }
+}
