@@ -9,6 +9,8 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 # Tests run a real journald and real socket activation; both come with systemd.
 [ -x /lib/systemd/systemd-journald ] || need+=(systemd)
 command -v curl >/dev/null 2>&1 || need+=(curl)
+# The TLS tests make a CA and certificates and talk TLS with the openssl CLI.
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # The API fuzzer (scripts/fuzz-api.sh) installs schemathesis into a venv of its own.
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv)
 for extra in "$@"; do
