@@ -87,6 +87,8 @@ struct TLSEndToEndTests {
             // The server said no: the client did offer the version.
             #expect(refused.standardError.contains("alert protocol version"), "\(version): \(refused.standardError)")
         }
+        // The warning would come before the listener's own line.
+        #expect(setup.daemon.waitForLog("serving on tcp"))
         #expect(!setup.daemon.log.contains("in clear"))
     }
 
