@@ -47,6 +47,10 @@ struct Session {
         switch error.kind {
         case .unreachable:
             var message = "cannot reach remindd: \(error.message)"
+            // With --url, "socket" is the URL, and the socket hints do not apply.
+            if error.socketPath.hasPrefix("http") {
+                return message + "\nis it running, and does it listen there? Check --url ($REMINDCTL_URL)"
+            }
             if !error.message.contains(error.socketPath) { message += " (socket \(error.socketPath))" }
             if error.message.contains("Permission denied") {
                 message += "\nthe socket is for root, remindd's user and its group; try sudo"
@@ -62,7 +66,8 @@ struct Session {
             }
             return message
         default:
-            return "\(error.message) (socket \(error.socketPath))"
+            let place = error.socketPath.hasPrefix("http") ? error.socketPath : "socket \(error.socketPath)"
+            return "\(error.message) (\(place))"
         }
     }
 }

@@ -120,18 +120,6 @@ final class DaemonProcess: @unchecked Sendable {
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// Waits until the daemon's output contains `text` (bounded). Its log lines are written by
-    /// a queue of their own, so a line can land after READY=1; the file is looked at every
-    /// 50 ms until the deadline. False when it never came.
-    func waitForLog(_ text: String, timeout: Duration = .seconds(10)) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if log.contains(text) { return true }
-            usleep(50_000)
-        }
-        return log.contains(text)
-    }
-
     /// Sends a signal and waits for the process to end; returns its exit status (or the
     /// terminating signal).
     @discardableResult

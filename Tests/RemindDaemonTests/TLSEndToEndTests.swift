@@ -63,8 +63,7 @@ struct TLSEndToEndTests {
 
     /// The configured certificate is served over TLS 1.2 and 1.3 and verifies against the CA;
     /// TLS 1.0 and 1.1 are refused by the server (the client offers them at security level 0);
-    /// plain HTTP to the port gets no HTTP answer; the bearer token is still required; no
-    /// warning about clear text is logged.
+    /// plain HTTP to the port gets no HTTP answer; the bearer token is still required.
     @Test func httpsServesTheCertificateWithTLS12AndLater() throws {
         let setup = try Setup(portOffset: 101)
         try setup.daemon.start()
@@ -87,9 +86,6 @@ struct TLSEndToEndTests {
             // The server said no: the client did offer the version.
             #expect(refused.standardError.contains("alert protocol version"), "\(version): \(refused.standardError)")
         }
-        // The warning would come before the listener's own line.
-        #expect(setup.daemon.waitForLog("serving on tcp"))
-        #expect(!setup.daemon.log.contains("in clear"))
     }
 
     /// A renewed certificate is served to new connections after SIGHUP, by the same process; a
@@ -164,6 +160,28 @@ struct TLSEndToEndTests {
             #expect(setup.daemon.waitForExit() == 78, "\(field)")
             #expect(setup.daemon.log.contains(field), "\(field): \(setup.daemon.log)")
             #expect(!setup.daemon.log.contains("PRIVATE KEY"))
+        }
+    }
+
+    /// Without listen.tls the daemon warns at start that the token crosses the network in
+    /// clear; with it, it does not. Read back from a real journald, where the daemon logs
+    /// whenever one listens, by the daemon's PID.
+    @Test func plainTCPWarnsAtStartAndTLSDoesNot() async throws {
+        try await JournaldFixture.withJournald { journald in
+            let warning = "the bearer token and users' state cross the network in clear"
+            let tls = try Setup(portOffset: 809)
+            let plain = try Setup(portOffset: 811) { pki in "null" }
+            for setup in [plain, tls] { try setup.daemon.start() }
+            defer { for setup in [plain, tls] { setup.daemon.stop() } }
+            for setup in [plain, tls] {
+                let pid = try #require(setup.daemon.pid)
+                // The warning comes before the listener's own line, from the same process.
+                _ = try journald.entry(matching: ["_PID": "\(pid)"], timeout: .seconds(60)) {
+                    $0["MESSAGE"]?.contains("serving on tcp") == true
+                }
+                let lines = try JournaldFixture.journalctl(["--output=cat", "--no-pager", "_PID=\(pid)"])
+                #expect(lines.standardOutput.contains(warning) == (setup === plain), "\(lines.standardOutput)")
+            }
         }
     }
 }

@@ -61,6 +61,12 @@ struct RemoteCommandTests {
         let missingToken = try Remindctl.run(["status", "--url", remote.url, "--cacert", remote.pki.caFile])
         #expect(missingToken.status == 2)
         #expect(missingToken.standardError.contains("--token-file"))
+        // Nothing listening at the URL: exit 3, as for a socket nobody serves, with a hint about --url.
+        let unreachable = try Remindctl.run([
+            "status", "--url", "https://127.0.0.1:1", "--token-file", remote.tokenFile,
+        ])
+        #expect(unreachable.status == 3)
+        #expect(unreachable.standardError.contains("--url"))
         let fromEnvironment = try Remindctl.run(
             ["status"],
             environment: [
