@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 #if canImport(Glibc)
     import Glibc
@@ -141,6 +142,14 @@ public struct UnixHTTPClient: Sendable {
         if let error = error as? HTTPClientError, error == .remoteConnectionClosed {
             return ClientError(
                 kind: .protocolError, message: "the daemon closed the connection without a complete reply")
+        }
+        // No TLS session, no daemon to talk to: the certificate was not trusted, or the daemon
+        // wanted a client certificate it did not get.
+        if let remote, error is NIOSSLError || error is BoringSSLError {
+            return ClientError(
+                kind: .unreachable,
+                message: "the TLS handshake with \(remote.url) failed: \(error)\n"
+                    + "check --cacert, and --cert and --key if remindd requires a client certificate")
         }
         return ClientError(kind: .protocolError, message: "\(error)")
     }

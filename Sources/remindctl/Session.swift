@@ -49,6 +49,7 @@ struct Session {
             var message = "cannot reach remindd: \(error.message)"
             // With --url, "socket" is the URL, and the socket hints do not apply.
             if error.socketPath.hasPrefix("http") {
+                if error.message.contains("TLS handshake") { return message }
                 return message + "\nis it running, and does it listen there? Check --url ($REMINDCTL_URL)"
             }
             if !error.message.contains(error.socketPath) { message += " (socket \(error.socketPath))" }
