@@ -38,9 +38,7 @@ extension FileStateStore {
                 guard let record = cache[userID] else { continue }
                 let outcome = policy.fire(record, now: now, daemonStartedAt: daemonStartedAt)
                 guard outcome.changed else {
-                    // Nothing to do after all (the wake-up was stale): schedule afresh.
-                    let wake = policy.nextWakeAt(record.schedule, daemonStartedAt: daemonStartedAt)
-                    schedules.wake(userID, at: wake.map { $0 <= now ? now.addingTimeInterval(1) : $0 })
+                    schedules.wakeAfterStaleFire(record.schedule, now: now)
                     continue
                 }
                 let userEvents = outcome.events.map(OutboxEvent.init)

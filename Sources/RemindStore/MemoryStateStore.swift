@@ -55,9 +55,7 @@ public actor MemoryStateStore: StateStore {
             guard let record = records[userID] else { continue }
             let outcome = policy.fire(record, now: now, daemonStartedAt: daemonStartedAt)
             guard outcome.changed else {
-                // A stale wake-up: schedule afresh, never in the past.
-                let wake = policy.nextWakeAt(record.schedule, daemonStartedAt: daemonStartedAt)
-                schedule.wake(userID, at: wake.map { max($0, now.addingTimeInterval(1)) })
+                schedule.wakeAfterStaleFire(record.schedule, now: now)
                 continue
             }
             let events = outcome.events.map(OutboxEvent.init)

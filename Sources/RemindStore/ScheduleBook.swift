@@ -47,7 +47,7 @@ struct ScheduleBook {
         count(previous, sign: -1)
         count(.init(openEpisode: schedule.episodeStartedAt != nil, pendingReminder: reminder != nil), sign: 1)
         noteReminder(of: schedule.userID, dueAt: reminder)
-        let wake = [reminder, policy.heartbeatDueAt(schedule)].compactMap { $0 }.min()
+        let wake = policy.nextWakeAt(schedule, reminderWakeAt: reminder)
         let earliest = wakes.next?.wake
         wakes.set(schedule.userID, wake: wake)
         guard let wake else { return false }
@@ -69,6 +69,13 @@ struct ScheduleBook {
     /// Sets a user's wake-up directly: a user left for the next pass, or a stale wake-up.
     mutating func wake(_ userID: UserID, at date: Date?) {
         wakes.set(userID, wake: date)
+    }
+
+    /// A user whose wake-up turned out to have nothing due (`fire` changed nothing): scheduled
+    /// afresh, and never at or before `now`, so a pass cannot spin on it.
+    mutating func wakeAfterStaleFire(_ schedule: UserSchedule, now: Date) {
+        let wake = policy.nextWakeAt(schedule, daemonStartedAt: daemonStartedAt)
+        wakes.set(schedule.userID, wake: wake.map { $0 <= now ? now.addingTimeInterval(1) : $0 })
     }
 
     func hasWake(_ userID: UserID) -> Bool { wakes.wakes[userID] != nil }
@@ -154,7 +161,7 @@ struct ScheduleBook {
             let reminder = policy.reminderWakeAt(schedule, daemonStartedAt: started)
             if schedule.episodeStartedAt != nil { open += 1 }
             if reminder != nil { pending += 1 }
-            wakes.set(schedule.userID, wake: [reminder, policy.heartbeatDueAt(schedule)].compactMap { $0 }.min())
+            wakes.set(schedule.userID, wake: policy.nextWakeAt(schedule, reminderWakeAt: reminder))
             return reminder != nil
         }
         self.wakes = wakes

@@ -59,14 +59,21 @@ struct ScheduleTable {
             let packed = pack(newValue)
             if let row = rowOf[userID] {
                 rows[Int(row)] = packed
-            } else if let row = freeRows.popLast() {
-                rows[Int(row)] = packed
-                rowOf[userID] = row
             } else {
-                precondition(rows.count < Int(UInt32.max), "too many users")
-                rowOf[userID] = UInt32(rows.count)
-                rows.append(packed)
+                insert(packed, for: userID)
             }
+        }
+    }
+
+    /// A row for a user not in the table: a freed one, else a new one.
+    private mutating func insert(_ packed: Row, for userID: UserID) {
+        if let row = freeRows.popLast() {
+            rows[Int(row)] = packed
+            rowOf[userID] = row
+        } else {
+            precondition(rows.count < Int(UInt32.max), "too many users")
+            rowOf[userID] = UInt32(rows.count)
+            rows.append(packed)
         }
     }
 
@@ -86,9 +93,14 @@ struct ScheduleTable {
     /// user's previous row counted (nil for a new user).
     @discardableResult
     mutating func put(_ schedule: UserSchedule, pendingReminder: Bool) -> Counted? {
-        let previous = rowOf[schedule.userID].map { Self.counted(rows[Int($0)]) }
-        self[schedule.userID] = schedule
-        if pendingReminder { rows[Int(rowOf[schedule.userID]!)].flags |= Self.pendingFlag }
+        var packed = pack(schedule)
+        if pendingReminder { packed.flags |= Self.pendingFlag }
+        guard let row = rowOf[schedule.userID] else {
+            insert(packed, for: schedule.userID)
+            return nil
+        }
+        let previous = Self.counted(rows[Int(row)])
+        rows[Int(row)] = packed
         return previous
     }
 

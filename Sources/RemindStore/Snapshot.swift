@@ -143,18 +143,12 @@ struct Snapshot {
                         episodeStartedAt: start, deliveredCount: count, lastDeliveredAt: lastDelivery,
                         isSuppressed: fields[8].first == UInt8(ascii: "1"), lastReportAt: lastReportAt,
                         lastHeartbeatAt: heartbeat))
-            } else if fields.first?.elementsEqual("X".utf8) == true, fields.count == 2,
-                case .object(let object)? = try? JSONParser.parse(fields[1]),
-                let letter = DeadLetterRecord(object: object)
-            {
-                deadLetters.append(letter)
-            } else if fields.first?.elementsEqual("E".utf8) == true, fields.count == 3,
-                let event = try? OutboxEvent(bytes: fields[2])
-            {
-                let sinks = fields[1].split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }
-                events.append((event, sinks))
             } else {
-                throw SnapshotDamage("a line is malformed")
+                switch Self.outboxLine(fields) {
+                case .event(let event, let sinks): events.append((event, sinks))
+                case .deadLetter(let letter): deadLetters.append(letter)
+                case nil: throw SnapshotDamage("a line is malformed")
+                }
             }
         }
         self.segment = segment
@@ -201,21 +195,35 @@ extension Snapshot {
                 lost += 1
                 continue
             }
-            let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
-            if fields.first?.elementsEqual("E".utf8) == true, fields.count == 3,
-                let event = try? OutboxEvent(bytes: fields[2])
-            {
-                events.append(
-                    (event, fields[1].split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }))
-            } else if fields.first?.elementsEqual("X".utf8) == true, fields.count == 2,
-                case .object(let object)? = try? JSONParser.parse(fields[1]),
-                let letter = DeadLetterRecord(object: object)
-            {
-                deadLetters.append(letter)
-            } else {
-                lost += 1
+            switch outboxLine(line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)) {
+            case .event(let event, let sinks): events.append((event, sinks))
+            case .deadLetter(let letter): deadLetters.append(letter)
+            case nil: lost += 1
             }
         }
         return (events, deadLetters, lost)
+    }
+
+    /// An `E` or `X` line of the outbox file, split at its tabs.
+    enum OutboxLine {
+        case event(OutboxEvent, sinks: [String])
+        case deadLetter(DeadLetterRecord)
+    }
+
+    /// Decodes an `E` or `X` line; nil for anything else.
+    static func outboxLine(_ fields: [ArraySlice<UInt8>]) -> OutboxLine? {
+        if fields.first?.elementsEqual("E".utf8) == true, fields.count == 3,
+            let event = try? OutboxEvent(bytes: fields[2])
+        {
+            return .event(
+                event, sinks: fields[1].split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) })
+        }
+        if fields.first?.elementsEqual("X".utf8) == true, fields.count == 2,
+            case .object(let object)? = try? JSONParser.parse(fields[1]),
+            let letter = DeadLetterRecord(object: object)
+        {
+            return .deadLetter(letter)
+        }
+        return nil
     }
 }

@@ -80,21 +80,25 @@ public struct UserFiles: Sendable {
     /// Moves an unreadable file aside, keeping its name with a timestamp so repeated
     /// quarantines of one user do not overwrite each other.
     func quarantine(_ path: String) throws(StoreError) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? "file"
-        let stamp = Int64(Date().timeIntervalSince1970 * 1000)
-        let target = "\(quarantineDirectory)/\(name).\(stamp)"
+        let target = quarantinePath(for: path)
         guard rename(path, target) == 0 else { throw .io("rename", path) }
         return target
     }
 
-    /// Keeps a copy of a file that stays in use (a damaged log segment) for inspection.
+    /// Keeps a copy of a file that stays in use (a damaged log segment) for inspection. It is
+    /// staged in `tmp/`, so a crash midway leaves nothing half-copied in `quarantine/`.
     func quarantineCopy(_ path: String) throws(StoreError) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? "file"
-        let stamp = Int64(Date().timeIntervalSince1970 * 1000)
-        let target = "\(quarantineDirectory)/\(name).\(stamp)"
+        let target = quarantinePath(for: path)
         guard let bytes = try FileIO.read(path) else { throw .io("open", path, errno: ENOENT) }
-        try FileIO.replaceFile(target, with: bytes, temporaryPath: target + ".tmp", durable: true)
+        let staged = temporaryDirectory + "/" + target.split(separator: "/").last! + ".quarantine"
+        try FileIO.replaceFile(target, with: bytes, temporaryPath: staged, durable: true)
         return target
+    }
+
+    /// Where `path` goes in `quarantine/`: its name and the time in milliseconds.
+    private func quarantinePath(for path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? "file"
+        return "\(quarantineDirectory)/\(name).\(Int64(Date().timeIntervalSince1970 * 1000))"
     }
 
     public var quarantinedCount: Int { FileIO.list(quarantineDirectory).count }

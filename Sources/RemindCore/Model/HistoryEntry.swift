@@ -61,19 +61,17 @@ public struct HistoryEntry: Sendable, Equatable {
 
     public var errors: [PermissionErrorType] { permissions.errors }
 
-    /// `{"observedAt","receivedAt","permissions":{…},"errors":[…]}` as the history API shows
-    /// it; with `observations`, also the run's later observation times, as the user file keeps
-    /// them.
-    public func write(to writer: inout JSONWriter, observations: Bool) {
+    /// The entry as the user file keeps it: `{"observedAt",…,"receivedAt","permissions":{…},
+    /// "errors":[…]}` with the run's later observation times. (The history API's shape, without
+    /// them, is `RemindAPI.UserHistory`.)
+    public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("observedAt", RFC3339.format(observedAt))
-        if observations {
-            if laterObservations.count > 1 {
-                writer.member("observations", strings: laterObservations.dropLast().map(RFC3339.format))
-            }
-            if lastObservedAt != observedAt {
-                writer.member("lastObservedAt", RFC3339.format(lastObservedAt))
-            }
+        if laterObservations.count > 1 {
+            writer.member("observations", strings: laterObservations.dropLast().map(RFC3339.format))
+        }
+        if lastObservedAt != observedAt {
+            writer.member("lastObservedAt", RFC3339.format(lastObservedAt))
         }
         writer.member("receivedAt", RFC3339.format(receivedAt))
         writer.key("permissions")

@@ -49,7 +49,7 @@ extension UserRecord {
         writer.key("history")
         writer.beginArray()
         for entry in history {
-            entry.write(to: &writer, observations: true)
+            entry.write(to: &writer)
         }
         writer.endArray()
         writer.key("episodes")

@@ -103,7 +103,12 @@ public struct ReminderPolicy: Sendable {
 
     /// The earliest moment at which `fire` has something to do for this user.
     public func nextWakeAt(_ schedule: UserSchedule, daemonStartedAt: Date?) -> Date? {
-        switch (reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt), heartbeatDueAt(schedule)) {
+        nextWakeAt(schedule, reminderWakeAt: reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt))
+    }
+
+    /// The same, for a caller that has the reminder's wake-up at hand already.
+    public func nextWakeAt(_ schedule: UserSchedule, reminderWakeAt reminder: Date?) -> Date? {
+        switch (reminder, heartbeatDueAt(schedule)) {
         case (let reminder?, let heartbeat?): min(reminder, heartbeat)
         case (let reminder?, nil): reminder
         case (nil, let heartbeat?): heartbeat
