@@ -61,6 +61,12 @@ struct AnswerReader {
         return value
     }
 
+    mutating func optionalEnumeration<E: RawRepresentable & CaseIterable>(
+        _ key: String, _ type: E.Type
+    ) throws(ValidationError) -> E? where E.RawValue == String {
+        try reader.enumeration(key, type)
+    }
+
     mutating func value(_ key: String) throws(ValidationError) -> JSONValue {
         guard let value = reader.value(key) else { throw missing(key) }
         return value

@@ -16,6 +16,35 @@ public struct UserStatus: Sendable, Equatable {
         }
     }
 
+    /// The push address as answers show it: never the token, only its last characters.
+    public struct Push: Sendable, Equatable {
+        public var service: PushService
+        public var environment: APNsEnvironment?
+        public var tokenSuffix: String
+        public var reachable: Bool
+        public var unreachableReason: String?
+        public var unreachableSince: Date?
+
+        public init(
+            service: PushService, environment: APNsEnvironment?, tokenSuffix: String, reachable: Bool,
+            unreachableReason: String?, unreachableSince: Date?
+        ) {
+            self.service = service
+            self.environment = environment
+            self.tokenSuffix = tokenSuffix
+            self.reachable = reachable
+            self.unreachableReason = unreachableReason
+            self.unreachableSince = unreachableSince
+        }
+
+        public init(_ address: PushAddress) {
+            self.init(
+                service: address.service, environment: address.environment, tokenSuffix: address.tokenSuffix,
+                reachable: address.isReachable, unreachableReason: address.unreachable?.reason,
+                unreachableSince: address.unreachable?.since)
+        }
+    }
+
     public var userID: UserID
     public var permissions: Permissions
     public var observedAt: Date
@@ -26,12 +55,17 @@ public struct UserStatus: Sendable, Equatable {
     public var lastReminderAt: Date?
     public var reportCount: Int
     public var lastReportAt: Date
+    public var locale: String?
+    public var push: Push?
 
     /// A status as read back from the wire (the client's side).
     public init(
         userID: UserID, permissions: Permissions, observedAt: Date, errors: [PermissionErrorType], alwaysAccess: Bool,
-        episode: EpisodeSummary?, nextReminderAt: Date?, lastReminderAt: Date?, reportCount: Int, lastReportAt: Date
+        episode: EpisodeSummary?, nextReminderAt: Date?, lastReminderAt: Date?, reportCount: Int, lastReportAt: Date,
+        locale: String? = nil, push: Push? = nil
     ) {
+        self.locale = locale
+        self.push = push
         self.userID = userID
         self.permissions = permissions
         self.observedAt = observedAt
@@ -62,6 +96,8 @@ public struct UserStatus: Sendable, Equatable {
         self.lastReminderAt = record.lastDelivery?.deliveredAt
         self.reportCount = record.reportCount
         self.lastReportAt = record.lastReportAt
+        self.locale = record.device.locale
+        self.push = record.device.push.map(Push.init)
     }
 
     public func write(to writer: inout JSONWriter) {
@@ -85,6 +121,20 @@ public struct UserStatus: Sendable, Equatable {
         writer.member("lastReminderAt", lastReminderAt.map(RFC3339.format))
         writer.member("reportCount", reportCount)
         writer.member("lastReportAt", RFC3339.format(lastReportAt))
+        writer.member("locale", locale)
+        writer.key("push")
+        if let push {
+            writer.beginObject()
+            writer.member("service", push.service.rawValue)
+            writer.member("environment", push.environment?.rawValue)
+            writer.member("tokenSuffix", push.tokenSuffix)
+            writer.member("reachable", push.reachable)
+            writer.member("unreachableReason", push.unreachableReason)
+            writer.member("unreachableSince", push.unreachableSince.map(RFC3339.format))
+            writer.endObject()
+        } else {
+            writer.null()
+        }
         writer.endObject()
     }
 
@@ -114,12 +164,21 @@ extension UserStatus {
                 startedAt: try object.date("startedAt"), remindersDelivered: try object.int("remindersDelivered"),
                 remindersSuppressed: try object.int("remindersSuppressed"))
         }
+        var push: Push?
+        if var object = try reader.optionalObject("push") {
+            push = Push(
+                service: try object.enumeration("service", PushService.self),
+                environment: try object.optionalEnumeration("environment", APNsEnvironment.self),
+                tokenSuffix: try object.string("tokenSuffix"), reachable: try object.bool("reachable"),
+                unreachableReason: try object.optionalString("unreachableReason"),
+                unreachableSince: try object.optionalDate("unreachableSince"))
+        }
         self.init(
             userID: userID, permissions: try reader.permissions("permissions"),
             observedAt: try permissionsObject.date("observedAt"), errors: try reader.errors("errors"),
             alwaysAccess: try reader.bool("alwaysAccess"), episode: episode,
             nextReminderAt: try reader.optionalDate("nextReminderAt"),
             lastReminderAt: try reader.optionalDate("lastReminderAt"), reportCount: try reader.int("reportCount"),
-            lastReportAt: try reader.date("lastReportAt"))
+            lastReportAt: try reader.date("lastReportAt"), locale: try reader.optionalString("locale"), push: push)
     }
 }

@@ -16,6 +16,14 @@ struct Rejection: Sendable, CustomTestStringConvertible {
 
     static let bodies: [Rejection] = [
         Rejection(name: "missing location", body: #"{"accuracy":"full"}"#, field: "location"),
+        Rejection(
+            name: "APNs token not hex", body: #"{"location":"always","push":{"service":"apns","token":"xyz"}}"#,
+            field: "push.token"),
+        Rejection(
+            name: "FCM token too long",
+            body: #"{"location":"always","push":{"service":"fcm","token":"\#(String(repeating: "a", count: 4097))"}}"#,
+            field: "push.token"),
+        Rejection(name: "locale with underscore", body: #"{"location":"always","locale":"de_CH"}"#, field: "locale"),
         Rejection(name: "null location", body: #"{"location":null}"#, field: "location"),
         Rejection(name: "unknown location", body: #"{"location":"sometimes"}"#, field: "location"),
         Rejection(name: "location as a number", body: #"{"location":3}"#, field: "location"),

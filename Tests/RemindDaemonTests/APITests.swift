@@ -19,7 +19,7 @@ struct APITests {
          "errors":["locationNotAuthorizedAlways"],"alwaysAccess":false,
          "episode":{"startedAt":"2026-11-15T10:00:00Z","remindersDelivered":0,"remindersSuppressed":0},
          "nextReminderAt":"2026-11-22T10:00:00Z","lastReminderAt":null,
-         "reportCount":1,"lastReportAt":"2026-11-15T10:00:00Z"}
+         "reportCount":1,"lastReportAt":"2026-11-15T10:00:00Z","locale":null,"push":null}
         """
 
     /// A report answers 200 with the user status, every key of DESIGN §3 and nothing else.
@@ -47,7 +47,7 @@ struct APITests {
                      "permissions":{"location":"always","accuracy":"full","locationServices":true,
                                     "notifications":"unknown","observedAt":"2026-11-15T10:00:01.250Z","timeZone":null},
                      "errors":[],"alwaysAccess":true,"episode":null,"nextReminderAt":null,"lastReminderAt":null,
-                     "reportCount":1,"lastReportAt":"2026-11-15T10:00:01.250Z"}
+                     "reportCount":1,"lastReportAt":"2026-11-15T10:00:01.250Z","locale":null,"push":null}
                     """)
         }
     }

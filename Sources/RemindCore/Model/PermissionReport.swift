@@ -7,6 +7,7 @@ public struct PermissionReport: Sendable, Equatable {
     /// drift, but a report from next week would pin the user's state for a week.
     public static let futureTolerance: TimeInterval = 300
     public static let maximumFreeTextLength = 64
+    public static let localeLength = 2...35
 
     public var location: LocationAuthorization
     public var accuracy: LocationAccuracy
@@ -18,6 +19,9 @@ public struct PermissionReport: Sendable, Equatable {
     public var timeZone: String?
     public var platform: String?
     public var appVersion: String?
+    /// Device fields (not permissions): absent means unchanged.
+    public var locale: String?
+    public var push: PushUpdate
 
     public init(
         location: LocationAuthorization,
@@ -27,7 +31,9 @@ public struct PermissionReport: Sendable, Equatable {
         observedAt: Date,
         timeZone: String? = nil,
         platform: String? = nil,
-        appVersion: String? = nil
+        appVersion: String? = nil,
+        locale: String? = nil,
+        push: PushUpdate = .unchanged
     ) {
         self.location = location
         self.accuracy = accuracy
@@ -37,6 +43,8 @@ public struct PermissionReport: Sendable, Equatable {
         self.timeZone = timeZone
         self.platform = platform
         self.appVersion = appVersion
+        self.locale = locale
+        self.push = push
     }
 
     /// Decodes and validates a report body received at `receivedAt`.
@@ -88,10 +96,29 @@ public struct PermissionReport: Sendable, Equatable {
                 throw ValidationError(field: field, reason: "must be at most \(Self.maximumFreeTextLength) characters")
             }
         }
+        let locale = try reader.string("locale")
+        if let locale,
+            !Self.localeLength.contains(locale.utf8.count)
+                || !locale.utf8.allSatisfy({
+                    $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                })
+        {
+            throw ValidationError(
+                field: "locale", reason: "must be a BCP 47 tag of 2–35 letters, digits and '-', such as de-CH")
+        }
+        // `null` is meaningful here (forget the address), so the member is read raw.
+        var push = PushUpdate.unchanged
+        switch object["push"] {
+        case nil: break
+        case .null?: push = .forget
+        case .object(let pushObject)?: push = .set(try PushAddress(reportObject: pushObject))
+        case let other?:
+            throw ValidationError(field: "push", reason: "must be an object or null, got \(other.typeName)")
+        }
         self.init(
             location: location, accuracy: accuracy, locationServices: locationServices,
             notifications: notifications, observedAt: observedAt, timeZone: timeZone,
-            platform: platform, appVersion: appVersion)
+            platform: platform, appVersion: appVersion, locale: locale, push: push)
     }
 
     /// The full state this report sets, given the state before it (for the fields that

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```json
 /// {"schemaVersion":1,"userID":"u-42","reportCount":3,"lastReportAt":"…","lastHeartbeatAt":null,
-///  "platform":"iOS","appVersion":"5.2","permissions":{…,"observedAt":"…"},"errors":[…],
+///  "platform":"iOS","appVersion":"5.2","device":{"locale","push"},"permissions":{…,"observedAt":"…"},"errors":[…],
 ///  "history":[{"observedAt","observations","lastObservedAt","receivedAt","permissions":{…},"errors":[…]}],
 ///  "episodes":[{"startedAt","closedAt","suppressedCount","suppressed","deliveries":[…]}]}
 /// ```
@@ -22,6 +22,10 @@ extension UserRecord {
         writer.member("lastHeartbeatAt", lastHeartbeatAt.map(RFC3339.format))
         writer.member("platform", platform)
         writer.member("appVersion", appVersion)
+        if !device.isEmpty {
+            writer.key("device")
+            device.write(to: &writer)
+        }
         if knownNotifications != nil || knownTimeZone != nil {
             writer.key("known")
             writer.beginObject()
@@ -125,6 +129,10 @@ extension UserRecord {
         let lastHeartbeatAt = try Self.optionalDate(&reader, "lastHeartbeatAt")
         let platform = try reader.string("platform")
         let appVersion = try reader.string("appVersion")
+        var device = DeviceState()
+        if let deviceObject = try reader.object("device") {
+            device = try DeviceState(fileObject: deviceObject, path: "device")
+        }
         var knownNotifications: Known<NotificationAuthorization>?
         var knownTimeZone: Known<String>?
         if let known = try reader.object("known") {
@@ -209,7 +217,7 @@ extension UserRecord {
         self.init(
             userID: userID, history: history, episodes: episodes, reportCount: Int(reportCount),
             lastReportAt: lastReportAt, lastHeartbeatAt: lastHeartbeatAt, platform: platform, appVersion: appVersion,
-            knownNotifications: knownNotifications, knownTimeZone: knownTimeZone)
+            knownNotifications: knownNotifications, knownTimeZone: knownTimeZone, device: device)
     }
 
     static func readPermissions(_ object: JSONObject, path: String) throws(ValidationError) -> Permissions {

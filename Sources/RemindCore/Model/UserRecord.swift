@@ -23,6 +23,8 @@ public struct UserRecord: Sendable, Equatable {
     /// any permutation, which a value copied from whatever arrived before is not.
     public var knownNotifications: Known<NotificationAuthorization>?
     public var knownTimeZone: Known<String>?
+    /// The push address and locale, newest report received first (DESIGN §1).
+    public var device: DeviceState
 
     /// A reported value with the observation it came from.
     public struct Known<Value: Sendable & Equatable>: Sendable, Equatable {
@@ -38,8 +40,10 @@ public struct UserRecord: Sendable, Equatable {
     public init(
         userID: UserID, history: [HistoryEntry] = [], episodes: [Episode] = [], reportCount: Int = 0,
         lastReportAt: Date, lastHeartbeatAt: Date? = nil, platform: String? = nil, appVersion: String? = nil,
-        knownNotifications: Known<NotificationAuthorization>? = nil, knownTimeZone: Known<String>? = nil
+        knownNotifications: Known<NotificationAuthorization>? = nil, knownTimeZone: Known<String>? = nil,
+        device: DeviceState = DeviceState()
     ) {
+        self.device = device
         self.knownNotifications = knownNotifications
         self.knownTimeZone = knownTimeZone
         self.userID = userID

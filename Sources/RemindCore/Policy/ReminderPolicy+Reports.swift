@@ -3,8 +3,9 @@ import Foundation
 /// What storing one report changed.
 public struct ReportOutcome: Sendable, Equatable {
     public var record: UserRecord
-    /// The history gained or reshaped an entry: this must be durable before the reply. When
-    /// false, only `lastReportAt`, the count and the newest observation time moved.
+    /// The history gained or reshaped an entry, or the device (push address, locale) changed:
+    /// this must be durable before the reply. When false, only `lastReportAt`, the count and
+    /// the newest observation time moved.
     public var changed: Bool
     /// Events to send: a withdraw when an episode with delivered reminders closed.
     public var events: [SinkEvent]
@@ -34,6 +35,10 @@ extension ReminderPolicy {
         record.lastReportAt = max(record.lastReportAt, receivedAt)
         if let platform = report.platform { record.platform = platform }
         if let appVersion = report.appVersion { record.appVersion = appVersion }
+        let deviceBefore = record.device
+        record.device.apply(locale: report.locale, push: report.push)
+        // A new push address or locale changes no history, but must be as durable as one.
+        let deviceChanged = record.device != deviceBefore
 
         // Ties go to the report received later, as in the fold.
         if let notifications = report.notifications,
@@ -52,7 +57,7 @@ extension ReminderPolicy {
             effect = .changed
         }
         guard effect == .changed else {
-            return ReportOutcome(record: record, changed: false, events: [], transitions: [])
+            return ReportOutcome(record: record, changed: deviceChanged, events: [], transitions: [])
         }
         var events: [SinkEvent] = []
         var transitions: [EpisodeTransition] = []
