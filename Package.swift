@@ -51,6 +51,19 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
+        .target(
+            name: "RemindPush",
+            dependencies: [
+                "RemindCore", "RemindSinks",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
         .systemLibrary(
             name: "CSystemd",
             pkgConfig: "libsystemd",
@@ -63,7 +76,8 @@ let package = Package(
         .target(
             name: "RemindDaemon",
             dependencies: [
-                "RemindCore", "RemindAPI", "RemindConfig", "RemindStore", "RemindSinks", "Systemd",
+                "RemindCore", "RemindAPI", "RemindConfig", "RemindStore", "RemindSinks", "RemindPush", "Systemd",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -108,7 +122,11 @@ let package = Package(
             name: "RemindTesting",
             dependencies: [
                 "RemindCore", "RemindSinks", "RemindStore", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -124,13 +142,23 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        .testTarget(
+            name: "RemindPushTests",
+            dependencies: [
+                "RemindPush", "RemindSinks", "RemindStore", "RemindCore", "RemindTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "RemindStoreTests", dependencies: ["RemindStore", "RemindCore", "RemindTesting"]),
         .testTarget(name: "RemindConfigTests", dependencies: ["RemindConfig", "RemindCore"]),
         .testTarget(
             name: "RemindDaemonTests",
             dependencies: [
                 "RemindDaemon", "RemindTesting", "RemindStore", "RemindSinks", "RemindConfig", "RemindClient",
-                "Systemd",
+                "Systemd", "RemindPush",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

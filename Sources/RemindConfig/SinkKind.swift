@@ -7,6 +7,8 @@ public enum SinkKind: Sendable, Equatable {
     case file(FileSinkConfiguration)
     case exec(ExecSinkConfiguration)
     case webhook(WebhookSinkConfiguration)
+    case apns(APNsSinkConfiguration)
+    case fcm(FCMSinkConfiguration)
 
     public var type: SinkType {
         switch self {
@@ -14,6 +16,8 @@ public enum SinkKind: Sendable, Equatable {
         case .file: .file
         case .exec: .exec
         case .webhook: .webhook
+        case .apns: .apns
+        case .fcm: .fcm
         }
     }
 
@@ -24,6 +28,8 @@ public enum SinkKind: Sendable, Equatable {
         case .file: self = .file(try FileSinkConfiguration(reader: &reader))
         case .exec: self = .exec(try ExecSinkConfiguration(reader: &reader))
         case .webhook: self = .webhook(try WebhookSinkConfiguration(reader: &reader))
+        case .apns: self = .apns(try APNsSinkConfiguration(reader: &reader))
+        case .fcm: self = .fcm(try FCMSinkConfiguration(reader: &reader))
         }
     }
 
@@ -34,6 +40,8 @@ public enum SinkKind: Sendable, Equatable {
         case .file(let file): file.members
         case .exec(let exec): exec.members
         case .webhook(let webhook): webhook.members
+        case .apns(let apns): apns.members
+        case .fcm(let fcm): fcm.members
         }
     }
 
@@ -44,6 +52,8 @@ public enum SinkKind: Sendable, Equatable {
         case .file: ["path"]
         case .exec: ["command", "timeoutSeconds"]
         case .webhook: ["url", "secretFile", "timeoutSeconds", "headers", "maxConcurrency"]
+        case .apns: APNsSinkConfiguration.keys
+        case .fcm: FCMSinkConfiguration.keys
         }
     }
 }

@@ -4,4 +4,8 @@ public enum SinkType: String, Sendable, Equatable, CaseIterable {
     case file
     case exec
     case webhook
+    /// Apple Push Notification service (DESIGN §6).
+    case apns
+    /// Firebase Cloud Messaging HTTP v1 (DESIGN §6).
+    case fcm
 }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import Logging
@@ -74,9 +75,13 @@ public enum Daemon {
             metadata: [MessageID.metadataKey: MessageID.started.metadataValue])
 
         let handles: [DaemonRuntime.SinkHandle]
+        var pushClients: [HTTPClient] = []
         do {
-            handles = try makeSinks(configuration.sinks, logger: logger, metrics: metrics, io: io)
+            handles = try makeSinks(
+                configuration.sinks, logger: logger, metrics: metrics, io: io, directory: store, wallClock: wallClock,
+                clients: &pushClients)
         } catch {
+            for client in pushClients { try? client.syncShutdown() }
             try? io.syncShutdownGracefully()
             throw error
         }
@@ -87,6 +92,8 @@ public enum Daemon {
         var services: [any Service] = [
             // First, so the last to stop: the store's final checkpoint still runs on it.
             ThreadPoolService(pool: io),
+            // Before the dispatchers, so it stops after them.
+            HTTPClientService(clients: pushClients),
             StoreService(
                 store: store, clock: clock, logger: logger, checkpointInterval: tuning.checkpointInterval,
                 snapshotInterval: tuning.snapshotInterval),
@@ -127,13 +134,24 @@ public enum Daemon {
         return (group, runtime)
     }
 
+    /// The sinks of the configuration. The push sinks' HTTP clients are appended to `clients`
+    /// as they are made, so that the caller shuts them down even when a later sink fails.
     static func makeSinks(
-        _ sinks: [SinkConfiguration], logger: Logger, metrics: DaemonMetrics, io: NIOThreadPool
+        _ sinks: [SinkConfiguration], logger: Logger, metrics: DaemonMetrics, io: NIOThreadPool,
+        directory: any PushDirectory, wallClock: @escaping @Sendable () -> Date, clients: inout [HTTPClient]
     ) throws(StartupError) -> [DaemonRuntime.SinkHandle] {
         var handles: [DaemonRuntime.SinkHandle] = []
-        for configuration in sinks {
+        for (index, configuration) in sinks.enumerated() {
             let sink: any EventSink
             switch configuration.kind {
+            case .apns, .fcm:
+                guard
+                    let made = try PushSinkFactory.make(
+                        configuration, index: index, directory: directory, metrics: metrics.factory,
+                        wallClock: wallClock)
+                else { continue }
+                clients.append(made.client)
+                sink = made.sink
             case .journal:
                 sink = JournalSink(name: configuration.name, messageIDs: eventMessageIDs)
             case .file(let file):
@@ -168,6 +186,8 @@ public enum Daemon {
             var maxConcurrency = 1
             switch configuration.kind {
             case .webhook(let hook): maxConcurrency = hook.maxConcurrency
+            case .apns(let apns): maxConcurrency = apns.settings.maxConcurrency
+            case .fcm(let fcm): maxConcurrency = fcm.settings.maxConcurrency
             case .file: maxConcurrency = Self.fileSinkConcurrency
             case .journal, .exec: break
             }

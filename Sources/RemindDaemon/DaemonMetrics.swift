@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import RemindPush
 import RemindSinks
 import RemindStore
 import Synchronization
@@ -39,6 +40,10 @@ public final class DaemonMetrics: Sendable {
         "remindd_dead_letters": "Events given up on, waiting for a replay.",
         "remindd_sink_outbox_depth": "Events waiting for the sink.",
         SinkStatistics.Label.delivered: "Events delivered by the sink.",
+        SinkStatistics.Label.skipped:
+            "Events the sink decided were not for it (a push sink and a user without a live device).",
+        PushMetrics.label:
+            "Push requests and skips by result: delivered, retried, unreachable, skipped_no_token, skipped_budget, failed.",
         SinkStatistics.Label.failed: "Failed delivery attempts (each retry counts).",
         SinkStatistics.Label.deadLettered: "Events the sink gave up on.",
         SinkStatistics.Label.latency: "Time from the first attempt to delivery.",

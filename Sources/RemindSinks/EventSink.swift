@@ -4,8 +4,10 @@ import RemindCore
 ///
 /// Implementation requirements:
 /// - `deliver` returns only once the event is delivered in the sink's own sense (a file
-///   sink: written and fsync'd; a webhook: answered 2xx). The dispatcher then acknowledges
-///   it and it leaves the outbox for this sink.
+///   sink: written and fsync'd; a webhook: answered 2xx), or once the sink decided the event
+///   is not for it (`skipped`: a push sink and a user without a device). Either way the
+///   dispatcher then acknowledges it and it leaves the outbox for this sink; a skip is neither
+///   a delivery nor a failure, and never a dead letter.
 /// - It throws a `SinkError` for a failed attempt: `retryable` ones are tried again with
 ///   backoff, others go to the dead letters at once.
 /// - It may be called again with the same event (at-least-once: a crash between delivery
@@ -20,7 +22,15 @@ public protocol EventSink: Sendable {
     var name: String { get }
     /// The sink's type (`journal`, `file`, …), for status.
     var type: String { get }
-    func deliver(_ event: OutboxEvent) async throws(SinkError)
+    func deliver(_ event: OutboxEvent) async throws(SinkError) -> SinkOutcome
+}
+
+/// How a delivery that did not fail ended.
+public enum SinkOutcome: Sendable, Equatable {
+    case delivered
+    /// Done for this sink without sending, for `reason` (e.g. `no_token`, `unreachable`,
+    /// `budget`): not retried, not failed, not a dead letter.
+    case skipped(reason: String)
 }
 
 /// A failed delivery attempt.
@@ -50,5 +60,5 @@ public struct DiscardingSink: EventSink {
         self.name = name
     }
 
-    public func deliver(_ event: OutboxEvent) async throws(SinkError) {}
+    public func deliver(_ event: OutboxEvent) async throws(SinkError) -> SinkOutcome { .delivered }
 }

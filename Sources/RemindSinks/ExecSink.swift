@@ -39,7 +39,7 @@ public struct ExecSink: EventSink {
         self.io = io
     }
 
-    public func deliver(_ event: OutboxEvent) async throws(SinkError) {
+    public func deliver(_ event: OutboxEvent) async throws(SinkError) -> SinkOutcome {
         let command = self.command
         let environment = Self.environment(for: event)
         let timeout = timeoutSeconds
@@ -54,6 +54,7 @@ public struct ExecSink: EventSink {
             throw SinkError("the I/O pool has stopped")
         }
         try result.get()
+        return .delivered
     }
 
     static func environment(for event: OutboxEvent) -> [String] {

@@ -42,7 +42,7 @@ public final class FileSink: EventSink, Sendable {
         self.io = io
     }
 
-    public func deliver(_ event: OutboxEvent) async throws(SinkError) {
+    public func deliver(_ event: OutboxEvent) async throws(SinkError) -> SinkOutcome {
         let line = event.bytes + [UInt8(ascii: "\n")]
         let result: Result<Void, SinkError> = await withCheckedContinuation { continuation in
             let schedule = pending.withLock { batch -> Bool in
@@ -59,6 +59,7 @@ public final class FileSink: EventSink, Sendable {
             }
         }
         try result.get()
+        return .delivered
     }
 
     /// Writes everything pending as one append and one fsync, answers its waiters, and goes on

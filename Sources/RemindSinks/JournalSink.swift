@@ -39,7 +39,7 @@ public struct JournalSink: EventSink {
         self.writeStandardError = writeStandardError
     }
 
-    public func deliver(_ event: OutboxEvent) async throws(SinkError) {
+    public func deliver(_ event: OutboxEvent) async throws(SinkError) -> SinkOutcome {
         let message = "\(event.kind.rawValue) \(event.id) for \(event.userID)"
         var fields: [(name: String, value: String)] = [
             ("MESSAGE", message),
@@ -58,9 +58,10 @@ public struct JournalSink: EventSink {
         let error = -send(fields)
         switch error {
         case 0:
-            return
+            return .delivered
         case ENOENT, ECONNREFUSED:
             writeStandardError("notice \(identifier) sink \(name): \(message): \(event.json)\n")
+            return .delivered
         case EAGAIN:
             throw SinkError("journald is not reading: its queue is full")
         case EMSGSIZE:

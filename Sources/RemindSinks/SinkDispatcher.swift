@@ -90,8 +90,10 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
                 guard await limiter.take() else { return false }
             }
             do {
-                try await sink.deliver(event)
-                statistics.recordDelivered(latency: started.duration(to: clock.now))
+                switch try await sink.deliver(event) {
+                case .delivered: statistics.recordDelivered(latency: started.duration(to: clock.now))
+                case .skipped: statistics.recordSkipped()
+                }
                 await source.complete(event.id, sink: sink.name)
                 return true
             } catch {

@@ -10,6 +10,8 @@ import Synchronization
 public final class SinkStatistics: Sendable {
     public struct Counts: Sendable, Equatable {
         public var delivered = 0
+        /// Events the sink decided were not for it (a push sink and a user without a device).
+        public var skipped = 0
         /// Failed attempts (each retry counts).
         public var failed = 0
         /// Events waiting out a backoff before their next attempt.
@@ -21,6 +23,7 @@ public final class SinkStatistics: Sendable {
     /// The instruments' labels; the daemon's exporter gives each its help text.
     public enum Label {
         public static let delivered = "remindd_sink_delivered_total"
+        public static let skipped = "remindd_sink_skipped_total"
         public static let failed = "remindd_sink_failed_attempts_total"
         public static let deadLettered = "remindd_sink_dead_lettered_total"
         public static let latency = "remindd_sink_delivery_seconds"
@@ -31,6 +34,7 @@ public final class SinkStatistics: Sendable {
 
     private let counts = Mutex(Counts())
     private let delivered: Counter
+    private let skipped: Counter
     private let failed: Counter
     private let deadLettered: Counter
     private let latency: Timer
@@ -42,6 +46,7 @@ public final class SinkStatistics: Sendable {
     public init(sink: String = "", type: String = "", factory: any MetricsFactory = NOOPMetricsHandler.instance) {
         let dimensions = [("sink", sink), ("type", type)]
         delivered = Counter(label: Label.delivered, dimensions: dimensions, factory: factory)
+        skipped = Counter(label: Label.skipped, dimensions: dimensions, factory: factory)
         failed = Counter(label: Label.failed, dimensions: dimensions, factory: factory)
         deadLettered = Counter(label: Label.deadLettered, dimensions: dimensions, factory: factory)
         latency = Timer(label: Label.latency, dimensions: dimensions, factory: factory)
@@ -57,6 +62,11 @@ public final class SinkStatistics: Sendable {
         delivered.increment()
         latency.recordNanoseconds(
             duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    func recordSkipped() {
+        counts.withLock { $0.skipped += 1 }
+        skipped.increment()
     }
 
     func recordFailure() {

@@ -58,7 +58,7 @@ public struct WebhookSink: EventSink {
         return "v1," + Data(mac).base64EncodedString()
     }
 
-    public func deliver(_ event: OutboxEvent) async throws(SinkError) {
+    public func deliver(_ event: OutboxEvent) async throws(SinkError) -> SinkOutcome {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -83,21 +83,12 @@ public struct WebhookSink: EventSink {
         // Read (a bounded part of) the body so the connection can be reused, and for the log.
         let body = (try? await response.body.collect(upTo: 4096)).map { String(buffer: $0) } ?? ""
         let status = Int(response.status.code)
-        if (200..<300).contains(status) { return }
+        if (200..<300).contains(status) { return .delivered }
         let detail = "POST \(url): HTTP \(status)" + (body.isEmpty ? "" : ": \(body.prefix(200))")
         let retryable = status == 408 || status == 429 || status >= 500
         throw SinkError(
             detail, retryable: retryable,
-            retryAfter: retryable ? response.headers.first(name: "Retry-After").flatMap(Self.retryAfterSeconds) : nil)
+            retryAfter: retryable ? response.headers.first(name: "Retry-After").flatMap(RetryAfter.seconds) : nil)
     }
 
-    /// `Retry-After` as seconds: a number of seconds, or an HTTP date.
-    static func retryAfterSeconds(_ value: String) -> Double? {
-        if let seconds = Double(value.trimmingCharacters(in: .whitespaces)) { return max(0, seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value).map { max(0, $0.timeIntervalSinceNow) }
-    }
 }

@@ -44,6 +44,23 @@ extension FileStateStore {
         }
     }
 
+    /// The user's push address; reads the file of a user not in memory.
+    public func pushAddress(for userID: UserID) async throws -> PushAddress? {
+        try await withUser(userID) { try await load(userID)?.device.push }
+    }
+
+    /// Records a push service's verdict that the user's token is dead, through the log like a
+    /// report, so a restart keeps the user unreachable.
+    public func markUnreachable(_ userID: UserID, token: String, reason: String, at date: Date) async throws {
+        try await withUser(userID) {
+            guard var record = try await load(userID),
+                record.device.markUnreachable(token: token, reason: reason, at: date)
+            else { return }
+            let (line, json) = logLine(record, events: [])
+            try await logged([line]) { install(record, encoded: json) }
+        }
+    }
+
     /// A user's schedule as the scheduler holds it; nil for an unknown user.
     public func schedule(of userID: UserID) -> UserSchedule? { schedules[userID] }
 }

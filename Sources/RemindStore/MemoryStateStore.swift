@@ -47,6 +47,12 @@ public actor MemoryStateStore: StateStore {
         return true
     }
 
+    public func pushAddress(for userID: UserID) -> PushAddress? { records[userID]?.device.push }
+
+    public func markUnreachable(_ userID: UserID, token: String, reason: String, at date: Date) {
+        records[userID]?.device.markUnreachable(token: token, reason: reason, at: date)
+    }
+
     public func nextWakeAt() -> Date? { schedule.nextWake }
 
     public func fireDue(now: Date, limit: Int) -> FireSummary {

@@ -34,7 +34,10 @@ import RemindCore
 ///   change, not by visiting every user: it backs `/v1/status`, `/metrics` and `STATUS=`.
 /// - `checkpoint(snapshot:)` moves what is held only in memory or in a log to its final place
 ///   (a backend that writes through does nothing); `close` ends the store after a last one.
-public protocol StateStore: OutboxSource {
+/// - **Devices** (`PushDirectory`): a user's push address is the one their newest acknowledged
+///   report left; `markUnreachable` is a change like a report (durable before it returns,
+///   ordered with the user's reports), applied only while the address is still the dead token.
+public protocol StateStore: OutboxSource, PushDirectory {
     /// When this daemon started: the policy spreads catch-up reminders from here.
     var daemonStartedAt: Date { get }
     /// Signalled when a change makes the earliest wake-up earlier.

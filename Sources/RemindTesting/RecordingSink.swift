@@ -17,7 +17,7 @@ public final class RecordingSink: EventSink, Sendable {
     /// The ids delivered so far, in order.
     public var delivered: [String] { state.withLock { $0.delivered } }
 
-    public func deliver(_ event: OutboxEvent) async throws(SinkError) {
+    public func deliver(_ event: OutboxEvent) async throws(SinkError) -> SinkOutcome {
         let fail = state.withLock { state -> Bool in
             if state.failuresLeft > 0 {
                 state.failuresLeft -= 1
@@ -27,5 +27,6 @@ public final class RecordingSink: EventSink, Sendable {
             return false
         }
         if fail { throw SinkError("receiver down") }
+        return .delivered
     }
 }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -101,9 +102,11 @@ func withAPI<T: Sendable>(
         policy: ReminderPolicy(configuration: configuration.policy), now: clock.wallNow, notice: { _ in })
     let result: Result<T, any Error>
     do {
+        var clients: [HTTPClient] = []
         let handles = try Daemon.makeSinks(
             configuration.sinks.filter { $0.type == .file || $0.type == .journal }, logger: logger,
-            metrics: DaemonMetrics(), io: .singleton)
+            metrics: DaemonMetrics(), io: .singleton, directory: store, wallClock: { clock.wallNow },
+            clients: &clients)
         let configurationPath = root + "/remindd.json"
         let runtime = DaemonRuntime(
             configuration: configuration, store: store, sinks: handles, logger: logger,

@@ -28,7 +28,7 @@ struct JournalSinkTests {
                 sent.withLock { $0 = fields }
                 return 0
             })
-        try await sink.deliver(Self.event)
+        #expect(try await sink.deliver(Self.event) == .delivered)
         let fields = Dictionary(sent.withLock { $0 }, uniquingKeysWith: { first, _ in first })
         #expect(fields["MESSAGE_ID"] == "5346a52d8a824707ac357f3f86579c6d")
         #expect(fields["REMINDD_SINK"] == "journal-a")
@@ -46,7 +46,7 @@ struct JournalSinkTests {
     func refusalIsAFailureWhenJournaldDoesNotTakeTheEntry(error: Int32, retryable: Bool) async {
         let sink = JournalSink(messageIDs: [:], send: { _ in -error })
         await #expect {
-            try await sink.deliver(Self.event)
+            _ = try await sink.deliver(Self.event)
         } throws: { failure in
             (failure as? SinkError)?.retryable == retryable
         }
@@ -58,7 +58,7 @@ struct JournalSinkTests {
         let lines = Mutex<[String]>([])
         let sink = JournalSink(
             messageIDs: [:], send: { _ in -error }, writeStandardError: { line in lines.withLock { $0.append(line) } })
-        try await sink.deliver(Self.event)
+        #expect(try await sink.deliver(Self.event) == .delivered)
         let written = lines.withLock { $0 }
         #expect(written.count == 1)
         #expect(written.first?.contains(Self.event.json) == true)

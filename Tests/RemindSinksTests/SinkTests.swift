@@ -24,7 +24,7 @@ struct FileSinkTests {
         let path = NSTemporaryDirectory() + "file-sink-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let sink = FileSink(path: path)
-        for sequence in 1...3 { try await sink.deliver(Self.event(sequence)) }
+        for sequence in 1...3 { #expect(try await sink.deliver(Self.event(sequence)) == .delivered) }
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lines == (1...3).map { Self.event($0).json })
     }
@@ -44,7 +44,7 @@ struct FileSinkTests {
         let sink = FileSink(path: path, io: pool)
         let events = (1...300).map { Self.event($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for event in events { group.addTask { try await sink.deliver(event) } }
+            for event in events { group.addTask { _ = try await sink.deliver(event) } }
             try await waitUntil("300 queued lines") { sink.queued == events.count }
             gate.signal()
             try await group.waitForAll()
@@ -60,7 +60,7 @@ struct FileSinkTests {
     @Test func unwritablePathFailsRetryably() async {
         let sink = FileSink(path: "/proc/remindd-no-such-dir/events.jsonl")
         do {
-            try await sink.deliver(Self.event(1))
+            #expect(try await sink.deliver(Self.event(1)) == .delivered)
             Issue.record("delivered to an impossible path")
         } catch {
             #expect(error.retryable)
@@ -110,7 +110,7 @@ final class GateSink: EventSink, Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    func deliver(_ event: OutboxEvent) async throws(SinkError) {
+    func deliver(_ event: OutboxEvent) async throws(SinkError) -> SinkOutcome {
         await withCheckedContinuation { continuation in
             let proceed = state.withLock { state in
                 state.holding += 1
@@ -122,6 +122,7 @@ final class GateSink: EventSink, Sendable {
             if proceed { continuation.resume() }
         }
         state.withLock { $0.holding -= 1 }
+        return .delivered
     }
 }
 

@@ -22,7 +22,7 @@ struct WebhookSinkTests {
             let sink = try WebhookSink(
                 url: receiver.url, secret: Self.secret, headers: ["X-App": "trips"],
                 now: { Date(timeIntervalSince1970: 1_795_000_000) })
-            try await sink.deliver(event)
+            #expect(try await sink.deliver(event) == .delivered)
         }
         let request = try #require(receiver.received.withLock { $0.first })
         #expect(request.body == event.bytes)
@@ -45,7 +45,7 @@ struct WebhookSinkTests {
             let sink = try WebhookSink(url: receiver.url)
             for _ in 0..<4 {
                 do {
-                    try await sink.deliver(FileSinkTests.event(1))
+                    #expect(try await sink.deliver(FileSinkTests.event(1)) == .delivered)
                 } catch let error as SinkError {
                     failures.append(error)
                 }
@@ -61,7 +61,7 @@ struct WebhookSinkTests {
     @Test func connectionRefusedIsRetryableAndBadSecretRefused() async throws {
         let sink = try WebhookSink(url: "http://127.0.0.1:9/hook", timeoutSeconds: 2)
         do {
-            try await sink.deliver(FileSinkTests.event(1))
+            #expect(try await sink.deliver(FileSinkTests.event(1)) == .delivered)
             Issue.record("delivered to a closed port")
         } catch {
             #expect(error.retryable)
