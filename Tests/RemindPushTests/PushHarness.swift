@@ -28,11 +28,14 @@ final class PushHarness: Sendable {
     let store: MemoryStateStore
     let clock = Mutex(PushHarness.start)
 
-    init(sinks: [String] = ["apns"], policy: ReminderPolicy = ReminderPolicy()) throws {
+    /// RSA key generation takes a while: the tests share one key unless they need a stranger's.
+    static let sharedGoogleKey = Result { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
+
+    init(sinks: [String] = ["apns"], policy: ReminderPolicy = ReminderPolicy(), freshGoogleKey: Bool = false) throws {
         directory = NSTemporaryDirectory() + "remindd-push-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         certificates = try TestCertificates(directory: directory)
-        googleKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        googleKey = freshGoogleKey ? try _RSA.Signing.PrivateKey(keySize: .bits2048) : try Self.sharedGoogleKey.get()
         server = PushServer(certificates: certificates, apnsKey: apnsKey.publicKey, googleKey: googleKey.publicKey)
         store = MemoryStateStore(sinks: sinks, policy: policy, now: Self.start)
     }
