@@ -159,6 +159,8 @@ let package = Package(
                 "RemindDaemon", "RemindTesting", "RemindStore", "RemindSinks", "RemindConfig", "RemindClient",
                 "Systemd", "RemindPush",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -31,14 +31,27 @@ struct UserStatusView {
         table.append(["next reminder", time.both(status.nextReminderAt, otherwise: "none")])
         table.append(["last reminder", time.both(status.lastReminderAt, otherwise: "never")])
         table.append(["reports", "\(status.reportCount), the last \(time.both(status.lastReportAt))"])
+        table.append(["locale", status.locale ?? "unknown"])
+        table.append(["push", Self.push(status.push, time: time)])
         let alwaysAccess = status.alwaysAccess
         table.print(terminal) { row, column, text in
             guard column == 1 else { return terminal.style(text, .dim) }
             switch table.rows[row][0] {
             case "always access": return terminal.style(text, alwaysAccess ? .green : .red)
             case "errors" where !status.errors.isEmpty: return terminal.style(text, .red)
+            case "push" where status.push?.reachable == false: return terminal.style(text, .red)
             default: return text
             }
         }
+    }
+
+    /// `apns (production) …1a2b3c4d, reachable` or why not; never the whole token.
+    static func push(_ push: UserStatus.Push?, time: TimeText) -> String {
+        guard let push else { return "none (push sinks skip this user)" }
+        let environment = push.environment.map { " (\($0.rawValue))" } ?? ""
+        let address = "\(push.service.rawValue)\(environment) …\(push.tokenSuffix)"
+        guard !push.reachable else { return "\(address), reachable" }
+        let since = push.unreachableSince.map { " since \(time.both($0))" } ?? ""
+        return "\(address), unreachable: \(push.unreachableReason ?? "dead token")\(since)"
     }
 }

@@ -40,6 +40,11 @@ final class DaemonProcess: @unchecked Sendable {
         var template = Array("/tmp/remindd-e2e-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
         directory = String(cString: made)
+        try writeConfiguration(configuration, extraSinks: extraSinks)
+    }
+
+    /// Replaces the configuration file (for sinks that need files in `directory` first).
+    func writeConfiguration(_ configuration: String, extraSinks: String) throws {
         let extra = configuration.isEmpty ? "" : configuration + ","
         let sinks = extraSinks.isEmpty ? "" : "," + extraSinks
         let json = "{\(extra)\"sinks\":[{\"type\":\"file\",\"path\":\"\(eventsPath)\"}\(sinks)]}"

@@ -68,8 +68,9 @@ struct QueryCommandTests {
             guard case .object(let reason) = reason, case .string(let text)? = reason["text"] else { return nil }
             return text
         }
-        #expect(texts.count == 3)
+        #expect(texts.count == 4)
         #expect(texts[0].hasPrefix("Always access missing since "))
+        #expect(texts[3].hasPrefix("no push address reported"))
 
         let result = try Remindctl.run(["explain", "u-2"], socket: daemon.socketPath)
         #expect(result.status == 0)

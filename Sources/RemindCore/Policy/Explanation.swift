@@ -22,6 +22,8 @@ public struct Explanation: Sendable, Equatable {
         case due
         case overdue
         case heartbeat
+        /// Where the push sinks would put the reminder, or why they cannot.
+        case push
     }
 
     public var userID: UserID
@@ -30,8 +32,15 @@ public struct Explanation: Sendable, Equatable {
 }
 
 extension ReminderPolicy {
-    /// Explains the reminder state of `record` at `now`, in the order the policy decides.
+    /// Explains the reminder state of `record` at `now`, in the order the policy decides, and
+    /// then whether the push sinks can reach the user's device.
     public func explain(_ record: UserRecord, now: Date, daemonStartedAt: Date?) -> Explanation {
+        var explanation = explainSchedule(record, now: now, daemonStartedAt: daemonStartedAt)
+        explanation.reasons.append(Explanation.pushReason(record.device.push))
+        return explanation
+    }
+
+    private func explainSchedule(_ record: UserRecord, now: Date, daemonStartedAt: Date?) -> Explanation {
         var reasons: [Explanation.Reason] = []
         func add(_ code: Explanation.Code, _ text: String) {
             reasons.append(.init(code: code, text: text))
