@@ -13,6 +13,7 @@ Environment (all optional):
   APS_JOBS=100000  APScheduler's jobs (W2's peer)
   W2_TIMEOUT=0     give up W2 after this many seconds and report the rate so far (0: never)
   W5_USERS=10000   reminders of W5, spread over W5_SPREAD=10 seconds
+  W6_USERS=10000   due reminders pushed to a local HTTP/2 APNs peer, W6_CONCURRENCY=64,256 streams
   KEEP=1           keep the temp directory (for debugging)
 """
 import json
@@ -39,6 +40,9 @@ APS_JOBS = int(ENV.get("APS_JOBS", 100_000))
 W2_TIMEOUT = float(ENV.get("W2_TIMEOUT", 0))
 W5_USERS = int(ENV.get("W5_USERS", 10_000))
 W5_SPREAD = int(ENV.get("W5_SPREAD", 10))
+W6_USERS = int(ENV.get("W6_USERS", 10_000))
+W6_CONCURRENCY = [int(c) for c in ENV.get("W6_CONCURRENCY", "64,256").split(",") if c.strip()]
+W6_DELAY = int(ENV.get("W6_DELAY", 60))
 # A realistic stored user state of about 300 bytes: what a peer stores per user.
 USER_JSON = json.dumps({
     "userID": "u-000042", "permissions": {
@@ -91,10 +95,13 @@ def loadgen(*args):
     return parse_pairs(output.stdout)
 
 
-def http(path, sock, method="GET"):
+def http(path, sock, method="GET", body=None):
     client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     client.connect(sock)
-    client.sendall(f"{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode())
+    payload = (body or "").encode()
+    framing = f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n" if body is not None else ""
+    client.sendall(f"{method} {path} HTTP/1.1\r\nHost: localhost\r\n{framing}Connection: close\r\n\r\n".encode()
+                   + payload)
     data = b""
     while True:
         chunk = client.recv(65536)
@@ -132,19 +139,20 @@ def drop_caches():
 class Remindd:
     """One remindd process on a state directory, with a file sink and READY=1 from NOTIFY_SOCKET."""
 
-    def __init__(self, name, delay=604800, state=None, sink=None):
+    def __init__(self, name, delay=604800, state=None, sink=None, sinks=None):
         self.dir = os.path.join(TMP, name)
         os.makedirs(self.dir, exist_ok=True)
         self.state = state or os.path.join(self.dir, "state")
         self.sink = sink or os.path.join(self.dir, "events.jsonl")
         self.socket = os.path.join(self.dir, "remindd.sock")
         self.delay = delay
+        self.sinks = sinks
         self.process = None
 
     def start(self, strace=None):
         config = {"notification": {"notificationTriggerDelay": self.delay},
                   "stateDirectory": self.state, "listen": {"socket": self.socket},
-                  "sinks": [{"type": "file", "path": self.sink}]}
+                  "sinks": self.sinks or [{"type": "file", "path": self.sink}]}
         path = os.path.join(self.dir, "remindd.json")
         with open(path, "w") as file:
             json.dump(config, file)
@@ -493,6 +501,117 @@ def w5():
             notes.append(f"W5 {label}: only {row['reminders']:.0f} of {W5_USERS} reminders reached the sink in time")
 
 
+def push_peer(directory, port):
+    """nginx answering 200 over HTTP/2 with TLS, as APNs does: the floor a push sink can reach.
+    Its access log names the connection of every request, so the run shows they shared one."""
+    config = os.path.join(directory, "nginx.conf")
+    with open(config, "w") as file:
+        file.write(f"""
+worker_processes 1;
+pid {directory}/nginx.pid;
+error_log {directory}/error.log;
+events {{ worker_connections 1024; }}
+http {{
+    log_format push '$msec $connection $request_uri $http_apns_id $status';
+    access_log {directory}/access.log push buffer=1m flush=1s;
+    client_body_temp_path {directory}/body;
+    proxy_temp_path {directory}/proxy;
+    fastcgi_temp_path {directory}/fastcgi;
+    uwsgi_temp_path {directory}/uwsgi;
+    scgi_temp_path {directory}/scgi;
+    keepalive_requests 100000000;
+    keepalive_timeout 300s;
+    server {{
+        listen 127.0.0.1:{port} ssl http2;
+        ssl_certificate {directory}/server.pem;
+        ssl_certificate_key {directory}/server.key;
+        http2_max_concurrent_streams 1000;
+        location / {{ return 200; }}
+    }}
+}}
+""")
+    process = start(["nginx", "-p", directory, "-c", config, "-g", "daemon off;"], stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        if os.path.exists(os.path.join(directory, "nginx.pid")):
+            break
+        time.sleep(0.05)
+    return process
+
+
+def openssl(*args):
+    subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+
+def w6():
+    """Pushes per second from W6_USERS due reminders to a local HTTP/2 APNs peer, one connection."""
+    directory = os.path.join(TMP, "w6")
+    os.makedirs(directory)
+    ca, server = os.path.join(directory, "ca"), os.path.join(directory, "server")
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+            ca + ".key", "-out", ca + ".pem", "-days", "2", "-subj", "/CN=bench-ca")
+    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+            server + ".key", "-out", server + ".csr", "-subj", "/CN=127.0.0.1")
+    with open(server + ".ext", "w") as file:
+        file.write("subjectAltName=IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", server + ".csr", "-CA", ca + ".pem", "-CAkey", ca + ".key", "-set_serial", "7",
+            "-days", "2", "-extfile", server + ".ext", "-out", server + ".pem")
+    key = os.path.join(directory, "AuthKey_BENCH12345.p8")
+    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for concurrency in W6_CONCURRENCY:
+        run = os.path.join(directory, f"c{concurrency}")
+        os.makedirs(run)
+        for name in ("server.pem", "server.key"):
+            shutil.copy(os.path.join(directory, name), run)
+        peer = push_peer(run, port)
+        sink = {"type": "apns", "keyFile": key, "keyID": "BENCH12345", "teamID": "TEAM123456",
+                "topic": "com.example.bench", "url": f"https://127.0.0.1:{port}", "caFile": ca + ".pem",
+                "maxConcurrency": concurrency}
+        # Every user's episode starts at the same instant, so all reminders come due together.
+        daemon = Remindd(f"w6-{concurrency}", delay=W6_DELAY, sinks=[sink])
+        daemon.start()
+        observed = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        due = time.time() + W6_DELAY
+        for n in range(W6_USERS):
+            body = json.dumps({"location": "whileInUse", "observedAt": observed,
+                               "push": {"service": "apns", "token": f"{n:064x}"}})
+            code, _ = http(f"/v1/users/p{n}/reports", daemon.socket, "POST", body)
+            if code != 200:
+                raise RuntimeError(f"W6 seeding failed with {code}")
+        if time.time() > due:
+            raise RuntimeError(f"W6 seeding took longer than the {W6_DELAY} s trigger delay")
+        while time.time() < due:
+            time.sleep(0.2)
+        deadline = time.time() + 600
+        delivered = 0
+        while time.time() < deadline:
+            code, body = http("/metrics", daemon.socket)
+            match = re.search(rb'remindd_push_total\{[^}]*result="delivered"[^}]*\} (\d+)', body)
+            delivered = int(match.group(1)) if match else 0
+            if delivered >= W6_USERS:
+                break
+            time.sleep(0.2)
+        daemon.stop()
+        stop(peer)
+        times, connections, ids = [], set(), set()
+        with open(os.path.join(run, "access.log")) as file:
+            for line in file:
+                stamp, connection, _, apns_id, status = line.split()
+                if status == "200":
+                    times.append(float(stamp))
+                    connections.add(connection)
+                    ids.add(apns_id)
+        elapsed = max(times) - min(times) if len(times) > 1 else float("nan")
+        rate = len(ids) / elapsed if elapsed else float("nan")
+        log(f"W6 maxConcurrency {concurrency}: {len(ids):,} pushes over {len(connections)} connection(s) "
+            f"in {elapsed:.2f} s; {delivered:,} counted delivered")
+        add(f"W6 push: APNs pushes/s, maxConcurrency {concurrency}", "pushes/s", fmt(rate),
+            "nginx HTTP/2 TLS answering 200", "—", None, f"{W6_USERS:,} on 1 connection",
+            len(ids) == W6_USERS and len(connections) == 1 and delivered == W6_USERS)
+
+
 def machine():
     model = "?"
     with open("/proc/cpuinfo") as file:
@@ -539,6 +658,8 @@ def main():
                 w2(state)
         if 5 in WORKLOADS:
             w5()
+        if 6 in WORKLOADS:
+            w6()
     except Exception as error:  # print what was measured before the failure
         notes.append(f"run failed: {error}")
         raise

@@ -121,7 +121,7 @@ struct ValidationTests {
         #expect(refusal(#"{"history":{"maxEntries":100001}}"#)?.reason == "must be at most 100000")
         #expect(
             refusal(#"{"sinks":[{"type":"carrier-pigeon"}]}"#)?.reason
-                == #"must be one of journal, file, exec, webhook; got "carrier-pigeon""#)
+                == #"must be one of journal, file, exec, webhook, apns, fcm; got "carrier-pigeon""#)
     }
 
     /// Malformed JSON is refused with an empty field and the byte offset where reading stopped.

@@ -79,7 +79,7 @@ extension APITests {
                 #expect(!text.isEmpty)
                 codes.append(code)
             }
-            #expect(codes == ["episodeOpen", "due"])
+            #expect(codes == ["episodeOpen", "due", "push"])
         }
     }
 
