@@ -32,8 +32,7 @@ struct APNsNotification: Sendable, Equatable {
         writer.beginObject()
         writer.key("aps")
         writer.beginObject()
-        switch event {
-        case .reminder(let reminder):
+        if case .reminder(let reminder) = event {
             headers += [("apns-push-type", "alert"), ("apns-priority", "10")]
             if let key = event.episodeKey { headers.append(("apns-collapse-id", Self.collapseID(episodeKey: key))) }
             writer.key("alert")
@@ -43,30 +42,23 @@ struct APNsNotification: Sendable, Equatable {
             writer.endObject()
             writer.member("sound", "default")
             writer.member("thread-id", "remindd")
-            writer.endObject()
-            writer.key("remindd")
-            writer.beginObject()
-            writer.member("type", "reminder")
-            writer.member("id", eventID)
+        } else {
+            headers += [("apns-push-type", "background"), ("apns-priority", "5")]
+            writer.member("content-available", 1)
+        }
+        writer.endObject()
+        writer.key("remindd")
+        writer.beginObject()
+        writer.member("type", event.kind.rawValue)
+        writer.member("id", eventID)
+        switch event {
+        case .reminder(let reminder):
             writer.member("reason", reminder.reason.rawValue)
             writer.member("url", settingsURL)
         case .withdraw(let withdraw):
-            headers += [("apns-push-type", "background"), ("apns-priority", "5")]
-            writer.member("content-available", 1)
-            writer.endObject()
-            writer.key("remindd")
-            writer.beginObject()
-            writer.member("type", "withdraw")
-            writer.member("id", eventID)
             writer.member("reminderIDs", strings: withdraw.reminderIDs)
         case .heartbeat:
-            headers += [("apns-push-type", "background"), ("apns-priority", "5")]
-            writer.member("content-available", 1)
-            writer.endObject()
-            writer.key("remindd")
-            writer.beginObject()
-            writer.member("type", "heartbeat")
-            writer.member("id", eventID)
+            break
         }
         writer.endObject()
         writer.endObject()

@@ -132,20 +132,7 @@ public final class PushServer: Sendable {
                 port.withLock { $0 = channel.localAddress?.port ?? 0 }
                 ready.signal()
             }, logger: Logger(label: "push-server") { _ in SwiftLogNoOpLogHandler() })
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [app], logger: Logger(label: "push-server") { _ in SwiftLogNoOpLogHandler() }))
-        let task = Task { try await group.run() }
-        await ready.wait()
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await body())
-        } catch {
-            result = .failure(error)
-        }
-        await group.triggerGracefulShutdown()
-        try? await task.value
-        return try result.get()
+        return try await RemindTesting.serving(app, ready: ready, label: "push-server", body)
     }
 
     private func record(_ request: Request, _ context: PushServerContext) async throws -> Received {

@@ -71,21 +71,6 @@ public final class WebhookReceiver: Sendable {
                 port.withLock { $0 = channel.localAddress?.port ?? 0 }
                 ready.signal()
             })
-        // Stopped by a graceful shutdown, never by cancelling: cancelling the server while a
-        // sender's keep-alive connection is open traps in NIO ("Deinited NIOAsyncWriter
-        // without calling finish()") and takes the whole test process with it.
-        let group = ServiceGroup(
-            configuration: .init(services: [app], logger: Logger(label: "webhook-receiver")))
-        let task = Task { try await group.run() }
-        await ready.wait()
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await body())
-        } catch {
-            result = .failure(error)
-        }
-        await group.triggerGracefulShutdown()
-        try? await task.value
-        return try result.get()
+        return try await RemindTesting.serving(app, ready: ready, label: "webhook-receiver", body)
     }
 }

@@ -37,9 +37,21 @@ struct DefaultsTests {
             socketFlag: nil, defaults: .system)
         #expect(configuration.sinks.map(\.type) == [.journal, .file, .exec, .exec, .webhook])
         #expect(configuration.sinks.map(\.name) == ["journal", "archive", "desktop", "apprise", "push"])
-        guard case .webhook(let hook) = configuration.sinks[4].kind else { throw ValidationError(field: "", reason: "") }
+        guard case .webhook(let hook) = configuration.sinks[4].kind else {
+            throw ValidationError(field: "", reason: "")
+        }
         #expect(hook.maxConcurrency == 8)
         #expect(configuration.sinks[4].rateLimit == RateLimit(ratePerSecond: 200, burst: 400))
+    }
+
+    /// The shipped push example is valid: both push sinks with every key of DESIGN §6.
+    @Test func shippedPushExampleIsValid() throws {
+        let configuration = try ConfigurationLoader.load(
+            path: packageRoot + "/etc/remindd/push.example.json", environment: [:], stateDirectoryFlag: nil,
+            socketFlag: nil, defaults: .system)
+        #expect(configuration.sinks.map(\.type) == [.journal, .apns, .fcm])
+        #expect(configuration.sinks.map(\.name) == ["journal", "apns", "fcm"])
+        #expect(configuration.heartbeat.intervalSeconds == 21_600)
     }
 
     /// Keys explicitly set to null mean their default, so the effective JSON reads back unchanged.
