@@ -130,7 +130,7 @@ public final class DaemonMetrics: Sendable {
             let counts = service.counts(statistics.usersByConditions)
             for state in ServiceState.allCases {
                 lines +=
-                    "remindd_users{service=\"\(service.name)\",state=\"\(state.rawValue)\"} \(counts[state] ?? 0)\n"
+                    "remindd_users{service=\"\(service.name)\",state=\"\(state.rawValue)\"} \(Double(counts[state] ?? 0))\n"
             }
         }
         let marker = Array("\nremindd_users ".utf8)
