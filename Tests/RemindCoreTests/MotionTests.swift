@@ -96,4 +96,19 @@ struct MotionTests {
         #expect(decoded.permissions?.motion == .restricted)
         #expect(String(decoding: record.jsonBytes, as: UTF8.self).contains(#""known":{"motion":{"value":"restricted""#))
     }
+
+    /// The README's example report from an Android 14 app is valid and reads as documented.
+    @Test func androidExampleReportIsValid() throws {
+        let body = """
+            {"location":"whileInUse","accuracy":"reduced","locationServices":true,
+             "notifications":"authorized","motion":"denied","observedAt":"2026-11-15T10:00:00.250Z",
+             "timeZone":"Europe/Berlin","locale":"de-DE","platform":"android 14","appVersion":"5.2.0",
+             "push":{"service":"fcm","token":"fcm-registration-token-from-FirebaseMessaging.getToken"}}
+            """
+        let report = try PermissionReport(json: Array(body.utf8), receivedAt: start)
+        let permissions = report.permissions(after: nil)
+        #expect(permissions.errors == [.locationNotAuthorizedAlways, .preciseLocationNotEnabled, .motionNotAuthorized])
+        #expect(report.locale == "de-DE")
+        #expect(report.platform == "android 14")
+    }
 }
