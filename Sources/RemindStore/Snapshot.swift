@@ -105,7 +105,7 @@ struct Snapshot {
         guard lines.count == count + 2 else {
             throw SnapshotDamage("the END line counts \(count) lines, the file has \(lines.count - 2)")
         }
-        if version == "2" {
+        if version != "1" {
             let computed = Checksum.of(bytes[..<last.startIndex])
             guard Checksum.parse(endFields[2]) == computed else {
                 throw SnapshotDamage("checksum mismatch (the file changed after it was written)")

@@ -303,6 +303,27 @@ struct DamagedStateTests {
         await reopened.close()
     }
 
+    /// A change that leaves every line well-formed (one user's conditions) is still caught by
+    /// the checksum: the counts are never taken from a file that changed after it was written.
+    @Test func wellFormedChangeInTheSnapshotFailsItsChecksum() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        _ = try await store.report(
+            PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID("a"), receivedAt: start)
+        await store.close()
+        let path = fixture.directory + "/snapshot.tsv"
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        var user = lines[1].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        user[user.count - 1] = "63"
+        lines[1] = user.joined(separator: "\t")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let reopened = try fixture.open()
+        #expect(damaged(fixture.notices).map(\.path) == [path])
+        #expect(!reopened.summary.fromSnapshot)
+        #expect(await reopened.statistics().usersByConditions[ServiceConditions(rawValue: 63)] == 0)
+        await reopened.close()
+    }
+
     /// A damaged outbox file keeps the events that still decode and names how many lines did
     /// not.
     @Test func damagedOutboxKeepsWhatDecodes() async throws {
