@@ -106,7 +106,37 @@ struct AnswerReader {
             accuracy: try object.enumeration("accuracy", LocationAccuracy.self),
             locationServices: try object.bool("locationServices"),
             notifications: try object.enumeration("notifications", NotificationAuthorization.self),
-            timeZone: try object.optionalString("timeZone"))
+            timeZone: try object.optionalString("timeZone"),
+            // Absent from a daemon older than motion: "never reported".
+            motion: try object.optionalEnumeration("motion", MotionAuthorization.self) ?? .unknown)
+    }
+
+    /// The members of this object, by key, each a service's users per state.
+    mutating func serviceCounts() throws(ValidationError) -> [String: [ServiceState: Int]] {
+        var services: [String: [ServiceState: Int]] = [:]
+        for key in reader.object.keys {
+            var counts = try object(key)
+            var byState: [ServiceState: Int] = [:]
+            for state in ServiceState.allCases { byState[state] = try counts.int(state.rawValue) }
+            services[key] = byState
+        }
+        return services
+    }
+
+    /// The members of this object, by key, each a service's `{"state","missing"}`.
+    mutating func services() throws(ValidationError) -> [String: ServiceStatus] {
+        var services: [String: ServiceStatus] = [:]
+        for key in reader.object.keys {
+            var service = try object(key)
+            let missing = try service.array("missing") { value, path throws(ValidationError) in
+                guard case .string(let text) = value, let condition = ServiceCondition(rawValue: text) else {
+                    throw ValidationError(field: path, reason: "must be a service condition")
+                }
+                return condition
+            }
+            services[key] = ServiceStatus(state: try service.enumeration("state", ServiceState.self), missing: missing)
+        }
+        return services
     }
 
     mutating func errors(_ key: String) throws(ValidationError) -> [PermissionErrorType] {

@@ -34,6 +34,8 @@ public struct DaemonStatus: Sendable, Equatable {
     public var quarantined: Int
     public var sinks: [Sink]
     public var notification: LocationNotificationConfiguration
+    /// Users per configured service and state (DESIGN §7), every state present.
+    public var services: [String: [ServiceState: Int]] = [:]
 
     public init(
         version: String, startedAt: Date, users: Int, openEpisodes: Int, pendingReminders: Int,
@@ -83,6 +85,15 @@ public struct DaemonStatus: Sendable, Equatable {
         writer.endArray()
         writer.key("notification")
         writer.value(notification.json)
+        writer.key("services")
+        writer.beginObject()
+        for (name, counts) in services.sorted(by: { $0.key < $1.key }) {
+            writer.key(name)
+            writer.beginObject()
+            for state in ServiceState.allCases { writer.member(state.rawValue, counts[state] ?? 0) }
+            writer.endObject()
+        }
+        writer.endObject()
         writer.endObject()
         return writer.bytes
     }
@@ -110,5 +121,9 @@ public struct DaemonStatus: Sendable, Equatable {
             throw ValidationError(field: "notification", reason: "must be an object")
         }
         self.notification = try LocationNotificationConfiguration(object: notification)
+        // Optional for a client talking to a daemon from before services.
+        if var object = try reader.optionalObject("services") {
+            services = try object.serviceCounts()
+        }
     }
 }

@@ -57,6 +57,8 @@ public struct UserStatus: Sendable, Equatable {
     public var lastReportAt: Date
     public var locale: String?
     public var push: Push?
+    /// Each configured service's state for this user (DESIGN §7), by name.
+    public var services: [String: ServiceStatus] = [:]
 
     /// A status as read back from the wire (the client's side).
     public init(
@@ -98,6 +100,7 @@ public struct UserStatus: Sendable, Equatable {
         self.lastReportAt = record.lastReportAt
         self.locale = record.device.locale
         self.push = record.device.push.map(Push.init)
+        self.services = Dictionary(uniqueKeysWithValues: policy.services(permissions).map { ($0.name, $0.status) })
     }
 
     public func write(to writer: inout JSONWriter) {
@@ -134,6 +137,20 @@ public struct UserStatus: Sendable, Equatable {
             writer.endObject()
         } else {
             writer.null()
+        }
+        writeServices(to: &writer)
+        writer.endObject()
+    }
+
+    private func writeServices(to writer: inout JSONWriter) {
+        writer.key("services")
+        writer.beginObject()
+        for (name, status) in services.sorted(by: { $0.key < $1.key }) {
+            writer.key(name)
+            writer.beginObject()
+            writer.member("state", status.state.rawValue)
+            writer.member("missing", strings: status.missing.map(\.rawValue))
+            writer.endObject()
         }
         writer.endObject()
     }
@@ -180,5 +197,9 @@ extension UserStatus {
             nextReminderAt: try reader.optionalDate("nextReminderAt"),
             lastReminderAt: try reader.optionalDate("lastReminderAt"), reportCount: try reader.int("reportCount"),
             lastReportAt: try reader.date("lastReportAt"), locale: try reader.optionalString("locale"), push: push)
+        // Optional for a client talking to a daemon from before services.
+        if var object = try reader.optionalObject("services") {
+            services = try object.services()
+        }
     }
 }

@@ -13,11 +13,17 @@ public struct ReportRequest: Sendable, Equatable {
     /// Sent as written, so the daemon checks it (and its offset) itself.
     public var observedAt: String?
     public var timeZone: String?
+    /// `unknown` is not reportable; the daemon refuses it.
+    public var motion: MotionAuthorization?
+    public var locale: String?
 
     public init(
         location: LocationAuthorization, accuracy: LocationAccuracy? = nil, locationServices: Bool? = nil,
-        notifications: NotificationAuthorization? = nil, observedAt: String? = nil, timeZone: String? = nil
+        notifications: NotificationAuthorization? = nil, observedAt: String? = nil, timeZone: String? = nil,
+        motion: MotionAuthorization? = nil, locale: String? = nil
     ) {
+        self.motion = motion
+        self.locale = locale
         self.location = location
         self.accuracy = accuracy
         self.locationServices = locationServices
@@ -35,6 +41,8 @@ public struct ReportRequest: Sendable, Equatable {
         if let notifications { writer.member("notifications", notifications.rawValue) }
         if let observedAt { writer.member("observedAt", observedAt) }
         if let timeZone { writer.member("timeZone", timeZone) }
+        if let motion { writer.member("motion", motion.rawValue) }
+        if let locale { writer.member("locale", locale) }
         writer.endObject()
         return writer.bytes
     }

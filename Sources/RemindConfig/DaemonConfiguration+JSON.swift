@@ -16,6 +16,7 @@ extension DaemonConfiguration {
             "heartbeat": heartbeat.json,
             "history": history.json,
             "sinks": .array(sinks.map(\.json)),
+            "services": ServiceDefinition.json(services),
         ])
     }
 }

@@ -16,6 +16,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var history: HistoryConfiguration
     /// Never empty; names are unique.
     public var sinks: [SinkConfiguration]
+    /// What each user's permissions break (DESIGN §7), sorted by name.
+    public var services: [ServiceDefinition] = []
 
     public init(
         notification: LocationNotificationConfiguration = .init(),
@@ -86,8 +88,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let elements = try reader.array("sinks") {
             sinks = try SinkConfiguration.list(elements)
         }
+        if let section = try reader.object("services") {
+            services = try ServiceDefinition.list(section)
+        }
         try reader.rejectUnknownKeys(
-            context: "(notification, stateDirectory, listen, schedule, heartbeat, history, sinks)")
+            context: "(notification, stateDirectory, listen, schedule, heartbeat, history, sinks, services)")
     }
 
     /// What the reminder policy needs of this configuration.
@@ -99,7 +104,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
             jitterSeconds: schedule.jitterSeconds,
             maxRemindersPerEpisode: schedule.maxRemindersPerEpisode,
             heartbeatIntervalSeconds: heartbeat.intervalSeconds,
-            historyMaxEntries: history.maxEntries
+            historyMaxEntries: history.maxEntries,
+            services: services
         )
     }
 

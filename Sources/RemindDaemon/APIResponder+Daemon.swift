@@ -27,7 +27,7 @@ extension APIResponder {
     func getStatus() async -> Response {
         let statistics = await runtime.store.statistics()
         let sinkCounts = runtime.sinks.map { ($0, $0.statistics.snapshot) }
-        let status = DaemonStatus(
+        var status = DaemonStatus(
             version: DaemonRuntime.version, startedAt: runtime.startedAt, users: statistics.users,
             openEpisodes: statistics.openEpisodes, pendingReminders: statistics.pendingReminders,
             nextReminderAt: statistics.nextReminderAt, delivered: statistics.eventsDelivered,
@@ -39,6 +39,10 @@ extension APIResponder {
                     pending: statistics.outboxPending[handle.sink.name] ?? 0)
             },
             notification: runtime.configuration.notification)
+        status.services = Dictionary(
+            uniqueKeysWithValues: runtime.configuration.services.map {
+                ($0.name, $0.counts(statistics.usersByConditions))
+            })
         return HTTPResponses.json(status.jsonBytes)
     }
 
@@ -100,7 +104,8 @@ extension APIResponder {
 
     func getMetrics() async -> Response {
         let statistics = await runtime.store.statistics()
-        let text = runtime.metrics.exposition(statistics: statistics, sinks: runtime.sinks.map(\.sink.name))
+        let text = runtime.metrics.exposition(
+            statistics: statistics, sinks: runtime.sinks.map(\.sink.name), services: runtime.configuration.services)
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))

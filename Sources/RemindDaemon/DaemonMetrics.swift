@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import RemindCore
 import RemindPush
 import RemindSinks
 import RemindStore
@@ -98,7 +99,7 @@ public final class DaemonMetrics: Sendable {
     }
 
     /// The Prometheus text exposition, with the store's levels read now.
-    func exposition(statistics: StoreStatistics, sinks: [String]) -> [UInt8] {
+    func exposition(statistics: StoreStatistics, sinks: [String], services: [ServiceDefinition] = []) -> [UInt8] {
         levels.users.set(Double(statistics.users))
         levels.openEpisodes.set(Double(statistics.openEpisodes))
         levels.pendingReminders.set(Double(statistics.pendingReminders))
@@ -116,6 +117,33 @@ public final class DaemonMetrics: Sendable {
                 help: Self.help["remindd_sink_outbox_depth"]!
             ).set(Double(statistics.outboxPending[sink] ?? 0))
         }
-        return registry.emitToBuffer()
+        return Self.addingServiceSeries(to: registry.emitToBuffer(), statistics: statistics, services: services)
+    }
+
+    /// `remindd_users{service,state}` beside the unlabelled `remindd_users` (DESIGN §7).
+    ///
+    /// The registry refuses labelled and unlabelled series in one family, which the exposition
+    /// format allows; so these lines are written here, inside the family, after its unlabelled
+    /// line. They are computed from the store's counts per combination of conditions, never
+    /// by visiting users. (Summing the whole family double-counts: filter on `service`.)
+    static func addingServiceSeries(
+        to exposition: [UInt8], statistics: StoreStatistics, services: [ServiceDefinition]
+    ) -> [UInt8] {
+        guard !services.isEmpty else { return exposition }
+        var lines = ""
+        for service in services {
+            let counts = service.counts(statistics.usersByConditions)
+            for state in ServiceState.allCases {
+                lines +=
+                    "remindd_users{service=\"\(service.name)\",state=\"\(state.rawValue)\"} \(Double(counts[state] ?? 0))\n"
+            }
+        }
+        let marker = Array("\nremindd_users ".utf8)
+        guard let start = exposition.firstRange(of: marker),
+            let end = exposition[start.upperBound...].firstIndex(of: UInt8(ascii: "\n"))
+        else { return exposition }
+        var result = exposition
+        result.insert(contentsOf: Array(lines.utf8), at: end + 1)
+        return result
     }
 }

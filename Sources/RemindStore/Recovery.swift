@@ -62,7 +62,17 @@ enum Recovery {
                         consequence: "read every user file instead (a slower start, nothing lost)"))
             }
         }
-        if let snapshot {
+        if let snapshot, snapshot.schedulesOutdated {
+            // An older format: its events are good, but its user lines lack the service
+            // conditions. The user files are as new as the snapshot, so they replace its user
+            // lines and the log is replayed from the same segment; the next snapshot is current.
+            firstSegment = snapshot.segment
+            let records = try files.scan { path, reason in
+                notice(.quarantined(path: path, movedTo: path, reason: reason))
+            }
+            for record in records { recovered.schedules[record.userID] = record.schedule }
+            notice(.scannedAllFiles(users: records.count))
+        } else if let snapshot {
             recovered.summary.fromSnapshot = true
             firstSegment = snapshot.segment
             recovered.schedules.reserveCapacity(snapshot.schedules.count)

@@ -13,6 +13,9 @@ struct ScheduleBook {
     let daemonStartedAt: Date
     private(set) var openEpisodes = 0
     private(set) var pendingReminders = 0
+    /// Users per combination of service conditions: any `services` configuration's counts
+    /// follow from these 64 numbers, so a reload that changes the services needs no pass.
+    private(set) var usersByConditions = ConditionCounts()
     /// The earliest reminder due time and whose it is. Without heartbeats it is the earliest
     /// wake-up; with them it is found by a scan, remembered until the user holding it changes.
     private var earliestReminder: EarliestReminder = .unknown
@@ -45,7 +48,10 @@ struct ScheduleBook {
         let reminder = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt)
         let previous = table.put(schedule, pendingReminder: reminder != nil)
         count(previous, sign: -1)
-        count(.init(openEpisode: schedule.episodeStartedAt != nil, pendingReminder: reminder != nil), sign: 1)
+        count(
+            .init(
+                openEpisode: schedule.episodeStartedAt != nil, pendingReminder: reminder != nil,
+                conditions: schedule.conditions), sign: 1)
         noteReminder(of: schedule.userID, dueAt: reminder)
         let wake = policy.nextWakeAt(schedule, reminderWakeAt: reminder)
         let earliest = wakes.next?.wake
@@ -107,6 +113,7 @@ struct ScheduleBook {
         statistics.users = count
         statistics.openEpisodes = openEpisodes
         statistics.pendingReminders = pendingReminders
+        statistics.usersByConditions = usersByConditions
         statistics.nextReminderAt = nextReminderAt()
         return statistics
     }
@@ -120,7 +127,7 @@ struct ScheduleBook {
             pending.append(
                 ScheduledReminder(
                     userID: schedule.userID, dueAt: due, sequence: schedule.deliveredCount + 1,
-                    reason: schedule.reason ?? .locationNotAuthorizedAlways))
+                    reason: policy.reason(schedule.errors) ?? .locationNotAuthorizedAlways))
         }
         pending.sort { $0.dueAt < $1.dueAt || ($0.dueAt == $1.dueAt && $0.userID < $1.userID) }
         return Array(pending.prefix(limit))
@@ -130,6 +137,7 @@ struct ScheduleBook {
         guard let counted else { return }
         if counted.openEpisode { openEpisodes += sign }
         if counted.pendingReminder { pendingReminders += sign }
+        usersByConditions[counted.conditions] += sign
     }
 
     /// Keeps the remembered earliest reminder right after one user's due time changed.
@@ -157,8 +165,10 @@ struct ScheduleBook {
         wakes.reserveCapacity(table.count)
         var open = 0
         var pending = 0
+        var byConditions = ConditionCounts()
         table.markPending { schedule in
             let reminder = policy.reminderWakeAt(schedule, daemonStartedAt: started)
+            byConditions[schedule.conditions] += 1
             if schedule.episodeStartedAt != nil { open += 1 }
             if reminder != nil { pending += 1 }
             wakes.set(schedule.userID, wake: policy.nextWakeAt(schedule, reminderWakeAt: reminder))
@@ -167,6 +177,7 @@ struct ScheduleBook {
         self.wakes = wakes
         openEpisodes = open
         pendingReminders = pending
+        usersByConditions = byConditions
         earliestReminder = .unknown
     }
 }

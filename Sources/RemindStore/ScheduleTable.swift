@@ -7,7 +7,7 @@ import RemindCore
 /// A `[UserID: UserSchedule]` costs about 260 B per user at a million: the dictionary keeps
 /// 1.5–2 buckets per entry and each bucket holds the 16-byte key beside a 120-byte value with
 /// its optionals' padding. Here the dictionary maps an ID to a 4-byte row number, and the rows
-/// are 56-byte `Row`s in one array: dates as their exact `Double` (NaN for none), the time
+/// are 58-byte `Row`s (64 with alignment) in one array: dates as their exact `Double` (NaN for none), the time
 /// zone as a number in a table of the zones seen, the small fields in bytes. A schedule read
 /// back is equal to the one stored.
 struct ScheduleTable {
@@ -20,8 +20,10 @@ struct ScheduleTable {
         var deliveredCount: Int32
         /// 0: none; else 1 + the index in `zones`.
         var zone: UInt16
-        /// 0: none; else 1 + the index in `PermissionErrorType.allCases`.
-        var reason: UInt8
+        /// `PermissionErrorSet`: the current errors.
+        var errors: UInt8
+        /// `ServiceConditions`: what holds for the services (DESIGN §7).
+        var conditions: UInt8
         /// Bit 0: notifications deliverable; bit 1: suppressed; bit 2: counted as a pending
         /// reminder (see `ScheduleBook`).
         var flags: UInt8
@@ -33,8 +35,6 @@ struct ScheduleTable {
     private var freeRows: [UInt32] = []
     private var zones: [String] = []
     private var zoneNumbers: [String: UInt16] = [:]
-
-    private static let reasons = PermissionErrorType.allCases
 
     init() {}
 
@@ -81,12 +81,15 @@ struct ScheduleTable {
     struct Counted: Equatable {
         var openEpisode: Bool
         var pendingReminder: Bool
+        var conditions: ServiceConditions
     }
 
     private static let pendingFlag: UInt8 = 4
 
     private static func counted(_ row: Row) -> Counted {
-        Counted(openEpisode: !row.episodeStartedAt.isNaN, pendingReminder: row.flags & pendingFlag != 0)
+        Counted(
+            openEpisode: !row.episodeStartedAt.isNaN, pendingReminder: row.flags & pendingFlag != 0,
+            conditions: ServiceConditions(rawValue: row.conditions))
     }
 
     /// Stores a schedule, marked as counting a pending reminder or not, and returns what the
@@ -153,19 +156,20 @@ struct ScheduleTable {
                 zoneNumbers[name] = zone
             }
         }
-        let reason = schedule.reason.map { UInt8(Self.reasons.firstIndex(of: $0)! + 1) } ?? 0
         return Row(
             userID: schedule.userID, episodeStartedAt: Self.bits(schedule.episodeStartedAt),
             lastDeliveredAt: Self.bits(schedule.lastDeliveredAt),
             lastReportAt: schedule.lastReportAt.timeIntervalSinceReferenceDate,
             lastHeartbeatAt: Self.bits(schedule.lastHeartbeatAt),
-            deliveredCount: Int32(clamping: schedule.deliveredCount), zone: zone, reason: reason,
+            deliveredCount: Int32(clamping: schedule.deliveredCount), zone: zone,
+            errors: schedule.errors.rawValue, conditions: schedule.conditions.rawValue,
             flags: (schedule.notificationsDeliverable ? 1 : 0) | (schedule.isSuppressed ? 2 : 0))
     }
 
     private func schedule(_ row: Row) -> UserSchedule {
         UserSchedule(
-            userID: row.userID, reason: row.reason == 0 ? nil : Self.reasons[Int(row.reason) - 1],
+            userID: row.userID, errors: PermissionErrorSet(rawValue: row.errors),
+            conditions: ServiceConditions(rawValue: row.conditions),
             notificationsDeliverable: row.flags & 1 != 0, timeZone: row.zone == 0 ? nil : zones[Int(row.zone) - 1],
             episodeStartedAt: Self.date(row.episodeStartedAt), deliveredCount: Int(row.deliveredCount),
             lastDeliveredAt: Self.date(row.lastDeliveredAt),

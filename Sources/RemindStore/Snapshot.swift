@@ -16,14 +16,17 @@ import RemindCore
 ///
 /// Tab-separated lines, because they parse several times faster than JSON objects:
 ///
-///     remindd-snapshot	2	<first log segment to replay>
-///     U	<id>	<reason|->	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->
+///     remindd-snapshot	3	<first log segment to replay>
+///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>
 ///     E	<sink,sink>	<event JSON>
 ///     X	<dead letter JSON>
 ///     END	<lines>	<checksum of every byte before this line>
 ///
 /// The END line proves the file complete and its checksum that nothing in it changed since
-/// (format 1, from before the checksum, is still read). The files are replaced whole, so a
+/// (format 1, from before the checksum, is still read). `errors` and `conditions` are the
+/// bit sets `PermissionErrorSet` and `ServiceConditions` in decimal. Formats 1 and 2 kept a
+/// reason instead and no conditions: their user lines are not read (`schedulesOutdated`), and
+/// start-up reads the user files once instead. The files are replaced whole, so a
 /// file that fails either check is damaged, not half-written: start-up quarantines it and says
 /// so (`SnapshotDamage`).
 struct Snapshot {
@@ -35,6 +38,8 @@ struct Snapshot {
     var schedules: [UserSchedule]
     var events: [(event: OutboxEvent, sinks: [String])]
     var deadLetters: [DeadLetterRecord] = []
+    /// The file is of a format whose user lines lack what the schedules need now.
+    var schedulesOutdated = false
 
     /// `snapshot.tsv` (the schedules) and `outbox.tsv` (the events).
     func encoded() -> (schedules: [UInt8], outbox: [UInt8]) {
@@ -50,21 +55,22 @@ struct Snapshot {
             bytes.append(contentsOf: checksum)
             bytes.append(UInt8(ascii: "\n"))
         }
-        append("\(Self.header)\t2\t\(segment)\n")
+        append("\(Self.header)\t3\t\(segment)\n")
         for schedule in schedules {
             append("U\t")
             append(schedule.userID.rawValue)
-            append("\t\(schedule.reason?.rawValue ?? "-")\t\(schedule.notificationsDeliverable ? 1 : 0)\t")
+            append("\t\(schedule.errors.rawValue)\t\(schedule.notificationsDeliverable ? 1 : 0)\t")
             append(schedule.timeZone ?? "-")
             append("\t\(millis(schedule.episodeStartedAt))\t\(schedule.deliveredCount)\t")
             append("\(millis(schedule.lastDeliveredAt))\t\(schedule.isSuppressed ? 1 : 0)\t")
-            append("\(millis(schedule.lastReportAt))\t\(millis(schedule.lastHeartbeatAt))\n")
+            append("\(millis(schedule.lastReportAt))\t\(millis(schedule.lastHeartbeatAt))\t")
+            append("\(schedule.conditions.rawValue)\n")
         }
         end(schedules.count)
         let scheduleBytes = bytes
         bytes = []
         bytes.reserveCapacity(64 + events.count * 400)
-        append("\(Self.header)\t2\t\(segment)\n")
+        append("\(Self.header)\t3\t\(segment)\n")
         // Event lines carry a checksum each as well, so that from a damaged file the lines
         // that are still intact can be told from those that merely still decode.
         for (event, sinks) in events {
@@ -89,7 +95,9 @@ struct Snapshot {
             let segment = UInt64(String(decoding: headerFields[2], as: UTF8.self))
         else { throw SnapshotDamage("the first line is not a snapshot header") }
         let version = String(decoding: headerFields[1], as: UTF8.self)
-        guard version == "1" || version == "2" else { throw SnapshotDamage("unknown format \(version)") }
+        guard version == "1" || version == "2" || version == "3" else {
+            throw SnapshotDamage("unknown format \(version)")
+        }
         let endFields = last.split(separator: UInt8(ascii: "\t"))
         guard endFields.count == (version == "1" ? 2 : 3), endFields[0].elementsEqual("END".utf8),
             let count = Int(String(decoding: endFields[1], as: UTF8.self))
@@ -97,7 +105,7 @@ struct Snapshot {
         guard lines.count == count + 2 else {
             throw SnapshotDamage("the END line counts \(count) lines, the file has \(lines.count - 2)")
         }
-        if version == "2" {
+        if version != "1" {
             let computed = Checksum.of(bytes[..<last.startIndex])
             guard Checksum.parse(endFields[2]) == computed else {
                 throw SnapshotDamage("checksum mismatch (the file changed after it was written)")
@@ -122,22 +130,27 @@ struct Snapshot {
         schedules.reserveCapacity(count)
         var events: [(OutboxEvent, [String])] = []
         var deadLetters: [DeadLetterRecord] = []
+        var schedulesOutdated = false
         for sealed in lines.dropFirst().dropLast() {
             guard let line = version == "1" || sealed.first == UInt8(ascii: "U") ? sealed : Checksum.verified(sealed)
             else { throw SnapshotDamage("an event line fails its checksum") }
             let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
-            if fields.first?.elementsEqual("U".utf8) == true {
-                guard fields.count == 11, let userID = try? UserID(String(decoding: fields[1], as: UTF8.self)),
+            if fields.first?.elementsEqual("U".utf8) == true && version != "3" {
+                schedulesOutdated = true
+            } else if fields.first?.elementsEqual("U".utf8) == true {
+                guard fields.count == 12, let userID = try? UserID(String(decoding: fields[1], as: UTF8.self)),
                     let start = millis(fields[5]), let count = Int(String(decoding: fields[6], as: UTF8.self)),
                     let lastDelivery = millis(fields[7]), let lastReport = millis(fields[9]),
-                    let lastReportAt = lastReport, let heartbeat = millis(fields[10])
+                    let lastReportAt = lastReport, let heartbeat = millis(fields[10]),
+                    let errors = UInt8(String(decoding: fields[2], as: UTF8.self)),
+                    let conditions = UInt8(String(decoding: fields[11], as: UTF8.self))
                 else { throw SnapshotDamage("a user line is malformed") }
-                let reasonText = String(decoding: fields[2], as: UTF8.self)
                 let zone = String(decoding: fields[4], as: UTF8.self)
                 schedules.append(
                     UserSchedule(
                         userID: userID,
-                        reason: reasonText == "-" ? nil : PermissionErrorType(rawValue: reasonText),
+                        errors: PermissionErrorSet(rawValue: errors),
+                        conditions: ServiceConditions(rawValue: conditions),
                         notificationsDeliverable: fields[3].first == UInt8(ascii: "1"),
                         timeZone: zone == "-" ? nil : zone,
                         episodeStartedAt: start, deliveredCount: count, lastDeliveredAt: lastDelivery,
@@ -155,6 +168,7 @@ struct Snapshot {
         self.schedules = schedules
         self.events = events
         self.deadLetters = deadLetters
+        self.schedulesOutdated = schedulesOutdated
     }
 
     init(
@@ -186,7 +200,9 @@ extension Snapshot {
         var events: [(OutboxEvent, [String])] = []
         var deadLetters: [DeadLetterRecord] = []
         var lost = 0
-        let sealed = bytes.starts(with: Array("\(Snapshot.header)\t2\t".utf8))
+        let sealed =
+            bytes.starts(with: Array("\(Snapshot.header)\t2\t".utf8))
+            || bytes.starts(with: Array("\(Snapshot.header)\t3\t".utf8))
         for whole in bytes.split(separator: UInt8(ascii: "\n")) {
             if whole.starts(with: Snapshot.header.utf8) || whole.starts(with: "END\t".utf8) { continue }
             // In a file whose lines carry checksums, a line without a good one is not trusted

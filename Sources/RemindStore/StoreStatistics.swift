@@ -1,4 +1,5 @@
 import Foundation
+import RemindCore
 
 /// Counts for `GET /v1/status`, the metrics and `STATUS=`, kept current by the store.
 public struct StoreStatistics: Sendable, Equatable {
@@ -6,6 +7,9 @@ public struct StoreStatistics: Sendable, Equatable {
     public var openEpisodes = 0
     public var pendingReminders = 0
     public var nextReminderAt: Date?
+    /// Users per combination of service conditions; `ServiceDefinition.counts` turns them
+    /// into users per service and state.
+    public var usersByConditions = ConditionCounts()
     /// Suppressions recorded since start.
     public var suppressed = 0
     /// Files now in `quarantine/`.

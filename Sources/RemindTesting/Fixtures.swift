@@ -19,11 +19,13 @@ public enum Fixtures {
         accuracy: LocationAccuracy = .full,
         services: Bool = true,
         notifications: NotificationAuthorization? = nil,
-        timeZone: String? = nil
+        timeZone: String? = nil,
+        motion: MotionAuthorization? = nil,
+        locale: String? = nil
     ) -> PermissionReport {
         PermissionReport(
             location: location, accuracy: accuracy, locationServices: services, notifications: notifications,
-            observedAt: date(observedAt), timeZone: timeZone)
+            observedAt: date(observedAt), timeZone: timeZone, locale: locale, motion: motion)
     }
 }
 

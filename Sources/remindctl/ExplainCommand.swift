@@ -9,7 +9,8 @@ struct ExplainCommand: ParsableCommand {
         discussion: """
             Prints the policy's reasons in the order it weighs them: whether Always access is \
             missing and since when, reminders already delivered, notifications, quiet hours, \
-            and when the next reminder goes out.
+            and when the next reminder goes out; then each configured service that a missing \
+            permission stops or degrades, with what would fix it.
 
             Examples:
               remindctl explain u-42

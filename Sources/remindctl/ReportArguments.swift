@@ -19,3 +19,12 @@ enum ReportedNotifications: String, CaseIterable, ExpressibleByArgument {
 enum OnOff: String, CaseIterable, ExpressibleByArgument {
     case on, off
 }
+
+/// `--motion`: the values a report may carry (`unknown` only means "never reported").
+enum ReportedMotion: String, CaseIterable, ExpressibleByArgument {
+    case notDetermined, restricted, denied, authorized
+
+    var authorization: MotionAuthorization {
+        MotionAuthorization(rawValue: rawValue) ?? .unknown
+    }
+}

@@ -10,13 +10,14 @@ struct ReportCommand: ParsableCommand {
         abstract: "Store a permission report for a user, as the app's backend would.",
         discussion: """
             Flags left out are not sent, so the daemon applies its defaults: full accuracy, \
-            Location Services on, and the last known notifications and time zone.
+            Location Services on, and the last known notifications, motion, time zone and locale.
 
             Examples:
               remindctl report u-42 --location whileInUse --notifications authorized
               remindctl report u-42 --location always
               remindctl report u-42 --location denied --services off
               remindctl report u-42 --location allowOnce --time-zone Europe/Berlin
+              remindctl report u-42 --location always --accuracy reduced --motion denied --locale de-CH
             """)
 
     @OptionGroup(title: "Global Options")
@@ -37,6 +38,12 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "The app's notification authorization.")
     var notifications: ReportedNotifications?
 
+    @Option(help: "The app's Motion & Fitness (Android: Activity Recognition) authorization.")
+    var motion: ReportedMotion?
+
+    @Option(help: ArgumentHelp("The device's language, a BCP 47 tag such as de-CH.", valueName: "tag"))
+    var locale: String?
+
     @Option(help: ArgumentHelp("When the device observed it (RFC 3339; default: now).", valueName: "time"))
     var observedAt: String?
 
@@ -50,12 +57,16 @@ struct ReportCommand: ParsableCommand {
         if let timeZone, !TimeZoneCache.isValid(timeZone) {
             throw ValidationError("--time-zone \"\(timeZone)\" is not an IANA time zone")
         }
+        if let locale, !LocaleTag.isValid(locale) {
+            throw ValidationError("--locale \"\(locale)\" is not a BCP 47 tag such as de-CH")
+        }
     }
 
     var request: ReportRequest {
         ReportRequest(
             location: location, accuracy: accuracy, locationServices: services.map { $0 == .on },
-            notifications: notifications?.authorization, observedAt: observedAt, timeZone: timeZone)
+            notifications: notifications?.authorization, observedAt: observedAt, timeZone: timeZone,
+            motion: motion?.authorization, locale: locale)
     }
 
     func run() throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import RemindAPI
 import RemindClient
+import RemindCore
 
 /// `remindctl status`: counts, sinks and the notification settings of the running daemon.
 struct StatusCommand: ParsableCommand {
@@ -58,5 +59,13 @@ struct StatusCommand: ParsableCommand {
             sinks.append([sink.name, sink.type, "\(sink.delivered)", "\(sink.failed)", "\(sink.pending)"])
         }
         sinks.print(terminal)
+        guard !status.services.isEmpty else { return }
+        terminal.line()
+        var services = Table(header: ["SERVICE", "ACTIVE", "DEGRADED", "PERMISSION MISSING"], rightAligned: [1, 2, 3])
+        for (name, counts) in status.services.sorted(by: { $0.key < $1.key }) {
+            services.append(
+                [name] + ServiceState.allCases.map { String(counts[$0] ?? 0) })
+        }
+        services.print(terminal)
     }
 }

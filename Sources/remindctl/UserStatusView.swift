@@ -17,7 +17,9 @@ struct UserStatusView {
         table.append(["accuracy", permissions.accuracy.rawValue])
         table.append(["location services", permissions.locationServices ? "on" : "off"])
         table.append(["notifications", permissions.notifications.rawValue])
+        table.append(["motion", permissions.motion.rawValue])
         table.append(["time zone", permissions.timeZone ?? "unknown"])
+        table.append(["locale", status.locale ?? "unknown"])
         table.append(["observed", time.both(status.observedAt)])
         table.append(["errors", status.errors.isEmpty ? "none" : status.errors.map(\.rawValue).joined(separator: ", ")])
         if let episode = status.episode {
@@ -42,6 +44,37 @@ struct UserStatusView {
             case "push" where status.push?.reachable == false: return terminal.style(text, .red)
             default: return text
             }
+        }
+        printServices(terminal)
+    }
+
+    /// Each configured service's state, and for those not active what the user would fix:
+    /// the server-side view of MOVE's `permissionMissing`.
+    private func printServices(_ terminal: Terminal) {
+        guard !status.services.isEmpty else { return }
+        let services = status.services.sorted { $0.key < $1.key }
+        terminal.line()
+        var table = Table(header: ["SERVICE", "STATE", "MISSING"])
+        for (name, service) in services {
+            table.append([name, service.state.rawValue, service.missing.map(\.rawValue).joined(separator: ", ")])
+        }
+        table.print(terminal) { row, column, text in
+            guard column == 1 else { return text }
+            switch services[row].value.state {
+            case .active: return terminal.style(text, .green)
+            case .degraded: return text
+            case .permissionMissing: return terminal.style(text, .red)
+            }
+        }
+        let broken = ServiceCondition.allCases.filter { condition in
+            services.contains { $0.value.state != .active && $0.value.missing.contains(condition) }
+        }
+        guard !broken.isEmpty else { return }
+        terminal.line()
+        terminal.line("To fix:")
+        for condition in broken {
+            let names = services.filter { $0.value.missing.contains(condition) }.map(\.key).joined(separator: ", ")
+            terminal.line("  \(condition.rawValue) (\(names)): \(condition.fix)")
         }
     }
 

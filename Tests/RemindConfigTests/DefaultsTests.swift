@@ -54,6 +54,28 @@ struct DefaultsTests {
         #expect(configuration.heartbeat.intervalSeconds == 21_600)
     }
 
+    /// The shipped copy and services example is valid: two languages, texts per reason, three
+    /// services.
+    @Test func shippedCopyAndServicesExampleIsValid() throws {
+        let configuration = try ConfigurationLoader.load(
+            path: packageRoot + "/etc/remindd/copy-and-services.example.json", environment: [:],
+            stateDirectoryFlag: nil, socketFlag: nil, defaults: .system)
+        #expect(configuration.services.map(\.name) == ["cycling", "driving", "walking"])
+        let copy = configuration.notification.copy
+        #expect(
+            copy.resolve(reason: .preciseLocationNotEnabled, locale: "de-AT")
+                == ("Die App kann keine Fahrten aufzeichnen", "Bitte schalte „Genauer Standort“ ein."))
+        #expect(
+            copy.resolve(reason: .locationServicesTurnedOff, locale: "fr-CA")
+                == (
+                    "L’app ne peut pas enregistrer vos trajets",
+                    "Veuillez autoriser l’accès à la position « Toujours »."
+                ))
+        #expect(
+            copy.resolve(reason: .locationServicesTurnedOff, locale: "en-GB")
+                == ("App is unable to record trips", "Turn on Location Services in Settings."))
+    }
+
     /// Keys explicitly set to null mean their default, so the effective JSON reads back unchanged.
     @Test func nullMembersMeanTheirDefault() throws {
         let text =

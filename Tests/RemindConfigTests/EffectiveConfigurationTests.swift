@@ -8,7 +8,8 @@ struct EffectiveConfigurationTests {
         let expected =
             #"{"notification":{"showRecurringNotification":false,"notificationTriggerDelay":604800,"#
             + #""notificationTitle":"App is unable to record trips","#
-            + #""notificationDescription":"Please grant Always access for location."},"#
+            + #""notificationDescription":"Please grant Always access for location.","#
+            + #""remindFor":["locationServicesTurnedOff","locationNotAuthorizedAlways"],"byReason":{},"localizations":{}},"#
             + #""stateDirectory":"/var/lib/remindd","#
             + #""listen":{"socket":"/run/remindd/remindd.sock","tcp":null,"tokenFile":null,"tls":null},"#
             + #""schedule":{"catchUpSpreadSeconds":0,"quietHours":null,"jitterSeconds":0,"#
@@ -16,7 +17,7 @@ struct EffectiveConfigurationTests {
             + #""heartbeat":{"intervalSeconds":null},"history":{"maxEntries":1000},"#
             + #""sinks":[{"type":"journal","name":"journal","#
             + #""retry":{"initialBackoffSeconds":1,"maxBackoffSeconds":3600,"maxAttempts":12},"#
-            + #""rateLimit":{"ratePerSecond":null,"burst":null}}]}"#
+            + #""rateLimit":{"ratePerSecond":null,"burst":null}}],"services":{}}"#
         #expect(try parse("{}").json.serialized == expected)
     }
 

@@ -43,15 +43,15 @@ struct UserRecordCodingTests {
         #"{"schemaVersion":1,"userID":"u-42","reportCount":3,"lastReportAt":"2026-11-16T10:00:01Z","#
         + #""lastHeartbeatAt":"2026-11-16T16:00:01Z","platform":"iOS","appVersion":"5.2 \"beta\"","#
         + #""permissions":{"location":"whileInUse","accuracy":"reduced","locationServices":true,"#
-        + #""notifications":"authorized","observedAt":"2026-11-16T10:00:00.500Z","timeZone":"Europe/Berlin"},"#
+        + #""notifications":"authorized","observedAt":"2026-11-16T10:00:00.500Z","timeZone":"Europe/Berlin","motion":"unknown"},"#
         + #""errors":["locationNotAuthorizedAlways","preciseLocationNotEnabled"],"#
         + #""history":[{"observedAt":"2026-11-15T10:00:00Z","lastObservedAt":"2026-11-16T10:00:00.500Z","#
         + #""receivedAt":"2026-11-15T10:00:00.250Z","permissions":{"location":"whileInUse","accuracy":"reduced","#
-        + #""locationServices":true,"notifications":"authorized","timeZone":"Europe/Berlin"},"#
+        + #""locationServices":true,"notifications":"authorized","timeZone":"Europe/Berlin","motion":"unknown"},"#
         + #""errors":["locationNotAuthorizedAlways","preciseLocationNotEnabled"]},"#
         + #"{"observedAt":"2026-11-10T08:00:00Z","receivedAt":"2026-11-10T08:00:01Z","#
         + #""permissions":{"location":"always","accuracy":"full","locationServices":false,"notifications":"denied","#
-        + #""timeZone":null},"errors":["locationServicesTurnedOff","notificationsTurnedOff"]}],"#
+        + #""timeZone":null,"motion":"unknown"},"errors":["locationServicesTurnedOff","notificationsTurnedOff"]}],"#
         + #""episodes":[{"startedAt":"2026-11-10T08:00:00Z","closedAt":null,"suppressedCount":1,"suppressed":false,"#
         + #""deliveries":[{"id":"u-42/1794297600/1","sequence":1,"dueAt":"2026-11-17T08:00:00Z","#
         + #""deliveredAt":"2026-11-17T08:00:00.012Z"}]},"#

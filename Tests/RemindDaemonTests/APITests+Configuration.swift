@@ -15,14 +15,16 @@ extension APITests {
                 equals: """
                     {"notification":{"showRecurringNotification":false,"notificationTriggerDelay":604800,
                                      "notificationTitle":"App is unable to record trips",
-                                     "notificationDescription":"Please grant Always access for location."},
+                                     "notificationDescription":"Please grant Always access for location.",
+                                     "remindFor":["locationServicesTurnedOff","locationNotAuthorizedAlways"],
+                                     "byReason":{},"localizations":{}},
                      "stateDirectory":"\(api.stateDirectory)",
                      "listen":{"socket":"\(api.root)/s.sock","tcp":null,"tokenFile":null,"tls":null},
                      "schedule":{"catchUpSpreadSeconds":0,"quietHours":null,"jitterSeconds":0,
                                  "maxRemindersPerEpisode":null},
                      "heartbeat":{"intervalSeconds":null},
                      "history":{"maxEntries":1000},
-                     "sinks":[]}
+                     "sinks":[],"services":{}}
                     """)
         }
     }

@@ -9,7 +9,7 @@ import Testing
 extension APITests {
     static let statusKeys = [
         "version", "startedAt", "users", "openEpisodes", "pendingReminders", "nextReminderAt", "delivered",
-        "suppressed", "failed", "deadLetters", "quarantined", "sinks", "notification",
+        "suppressed", "failed", "deadLetters", "quarantined", "sinks", "notification", "services",
     ]
 
     /// `/v1/status` has exactly DESIGN §3's keys, and its counts follow reports, a scheduler
@@ -28,7 +28,9 @@ extension APITests {
             let notification = """
                 {"showRecurringNotification":false,"notificationTriggerDelay":60,
                  "notificationTitle":"App is unable to record trips",
-                 "notificationDescription":"Please grant Always access for location."}
+                 "notificationDescription":"Please grant Always access for location.",
+                 "remindFor":["locationServicesTurnedOff","locationNotAuthorizedAlways"],"byReason":{},
+                 "localizations":{}}
                 """
             let sink = #"{"name":"events","type":"file","delivered":0,"failed":0,"pending":0}"#
             let status = try await client.get("/v1/status")
@@ -40,7 +42,7 @@ extension APITests {
                     {"version":"\(DaemonRuntime.version)","startedAt":"2026-11-15T10:00:00Z","users":3,
                      "openEpisodes":2,"pendingReminders":2,"nextReminderAt":"2026-11-15T10:01:00Z",
                      "delivered":0,"suppressed":0,"failed":0,"deadLetters":0,"quarantined":0,
-                     "sinks":[\(sink)],"notification":\(notification)}
+                     "sinks":[\(sink)],"notification":\(notification),"services":{}}
                     """)
 
             api.clock.advance(by: .seconds(60))

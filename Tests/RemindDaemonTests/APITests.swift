@@ -15,11 +15,12 @@ struct APITests {
     static let whileInUseStatus = """
         {"userID":"u-42",
          "permissions":{"location":"whileInUse","accuracy":"full","locationServices":true,
-                        "notifications":"authorized","observedAt":"2026-11-15T10:00:00Z","timeZone":"Europe/Berlin"},
+                        "notifications":"authorized","observedAt":"2026-11-15T10:00:00Z","timeZone":"Europe/Berlin",
+                        "motion":"unknown"},
          "errors":["locationNotAuthorizedAlways"],"alwaysAccess":false,
          "episode":{"startedAt":"2026-11-15T10:00:00Z","remindersDelivered":0,"remindersSuppressed":0},
          "nextReminderAt":"2026-11-22T10:00:00Z","lastReminderAt":null,
-         "reportCount":1,"lastReportAt":"2026-11-15T10:00:00Z","locale":null,"push":null}
+         "reportCount":1,"lastReportAt":"2026-11-15T10:00:00Z","locale":null,"push":null,"services":{}}
         """
 
     /// A report answers 200 with the user status, every key of DESIGN §3 and nothing else.
@@ -45,9 +46,11 @@ struct APITests {
                 equals: """
                     {"userID":"u-1",
                      "permissions":{"location":"always","accuracy":"full","locationServices":true,
-                                    "notifications":"unknown","observedAt":"2026-11-15T10:00:01.250Z","timeZone":null},
+                                    "notifications":"unknown","observedAt":"2026-11-15T10:00:01.250Z","timeZone":null,
+                                    "motion":"unknown"},
                      "errors":[],"alwaysAccess":true,"episode":null,"nextReminderAt":null,"lastReminderAt":null,
-                     "reportCount":1,"lastReportAt":"2026-11-15T10:00:01.250Z","locale":null,"push":null}
+                     "reportCount":1,"lastReportAt":"2026-11-15T10:00:01.250Z","locale":null,"push":null,
+                     "services":{}}
                     """)
         }
     }
@@ -93,17 +96,17 @@ struct APITests {
             let always = """
                 {"observedAt":"2026-11-15T10:05:00Z","receivedAt":"2026-11-15T10:10:00Z",
                  "permissions":{"location":"always","accuracy":"full","locationServices":true,
-                                "notifications":"unknown","timeZone":null},"errors":[]}
+                                "notifications":"unknown","timeZone":null,"motion":"unknown"},"errors":[]}
                 """
             let whileInUse = """
                 {"observedAt":"2026-11-15T10:00:00Z","receivedAt":"2026-11-15T10:00:00Z",
                  "permissions":{"location":"whileInUse","accuracy":"full","locationServices":true,
-                                "notifications":"unknown","timeZone":null},"errors":["locationNotAuthorizedAlways"]}
+                                "notifications":"unknown","timeZone":null,"motion":"unknown"},"errors":["locationNotAuthorizedAlways"]}
                 """
             let denied = """
                 {"observedAt":"2026-11-15T09:00:00Z","receivedAt":"2026-11-15T10:20:00Z",
                  "permissions":{"location":"denied","accuracy":"full","locationServices":true,
-                                "notifications":"unknown","timeZone":null},"errors":["locationNotAuthorizedAlways"]}
+                                "notifications":"unknown","timeZone":null,"motion":"unknown"},"errors":["locationNotAuthorizedAlways"]}
                 """
             let all = try await client.get("/v1/users/u-42/history")
             #expect(all.status == .ok)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import RemindConfig
 import RemindCore
 import Testing
 
@@ -37,8 +38,19 @@ struct OpenAPIDocumentTests {
     /// documented status, media type and body schema.
     @Test func everyOperationAnswersAsDocumented() async throws {
         let document = try OpenAPIDocument.load(Self.documentPath)
-        let observations = try await withAPI { api, client in
-            try api.writeConfiguration("{}")
+        // Services and copy, so that their shapes in the answers are checked too.
+        let configuration =
+            #"{"services":{"driving":{"requires":["location","always"],"optional":["precise","motion"]}},"#
+            + #""notification":{"remindFor":["locationNotAuthorizedAlways","motionNotAuthorized"],"#
+            + #""byReason":{"motionNotAuthorized":{"notificationDescription":"Allow Motion & Fitness."}},"#
+            + #""localizations":{"de":{"notificationTitle":"Keine Fahrten","#
+            + #""byReason":{"motionNotAuthorized":{"notificationTitle":"Bewegung"}}}}}}"#
+        let parsed = try DaemonConfiguration(parsing: Array(configuration.utf8))
+        let observations = try await withAPI(configure: { started, _ in
+            started.services = parsed.services
+            started.notification = parsed.notification
+        }) { api, client in
+            try api.writeConfiguration(configuration)
             var observations: [Observation] = []
             // Reports first (they create the example user), deletes last.
             let ordered = document.operations.sorted { $0.order < $1.order }

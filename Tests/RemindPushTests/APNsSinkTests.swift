@@ -129,7 +129,8 @@ struct APNsSinkTests {
         try await harness.server.serving {
             try await withClient(harness) { client in
                 let options = PushSink.APNsOptions(
-                    topic: PushHarness.topic, url: harness.server.url, backgroundPushesPerHour: 2)
+                    topic: PushHarness.topic, url: harness.server.url, timeoutSeconds: PushHarness.timeout,
+                    backgroundPushesPerHour: 2)
                 let sink = try harness.apnsSink(client: client, options: options)
                 func heartbeat(_ user: String, _ minute: Int) -> OutboxEvent {
                     PushHarness.heartbeat(user, at: PushHarness.start + .minutes(minute))

@@ -19,7 +19,9 @@ struct FCMSinkTests {
         try await harness.server.serving {
             try await withClient(harness) { client in
                 let sink = try harness.fcmSink(
-                    client: client, options: .init(url: harness.server.url, settingsURL: "myapp://settings"))
+                    client: client,
+                    options: .init(
+                        url: harness.server.url, settingsURL: "myapp://settings", timeoutSeconds: PushHarness.timeout))
                 let event = PushHarness.reminder("u-1")
                 #expect(try await sink.deliver(event) == .delivered)
                 let grant = try #require(harness.server.grants.withLock { $0.first })
@@ -162,7 +164,8 @@ struct FCMSinkTests {
                     with: stranger.googleKey.pkcs8PEMRepresentation.replacingOccurrences(of: "\n", with: "\\n"))
                 let sink = PushSink.fcm(
                     account: try GoogleServiceAccount(json: Array(json.utf8)),
-                    options: .init(url: harness.server.url), directory: harness.store, client: client, now: harness.now)
+                    options: .init(url: harness.server.url, timeoutSeconds: PushHarness.timeout),
+                    directory: harness.store, client: client, now: harness.now)
                 let error = try #require(await deliveryError(sink, PushHarness.reminder("u-1")))
                 #expect(error.message.contains("invalid_grant"))
                 #expect(harness.server.requests(to: "/v1/projects/").isEmpty)

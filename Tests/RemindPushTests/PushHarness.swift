@@ -19,6 +19,9 @@ final class PushHarness: Sendable {
     static let teamID = "DEF123GHIJ"
     static let topic = "com.example.app"
     static let project = "remindd-test"
+    /// Generous: under the whole suite on two cores an answer can take seconds, and no test here
+    /// is about timeouts.
+    static let timeout: Double = 60
 
     let directory: String
     let certificates: TestCertificates
@@ -72,7 +75,8 @@ final class PushHarness: Sendable {
             try token
             ?? APNsProviderToken(pem: apnsKey.pemRepresentation, keyID: Self.keyID, teamID: Self.teamID, now: now)
         return PushSink.apns(
-            providerToken: providerToken, options: options ?? PushSink.APNsOptions(topic: Self.topic, url: server.url),
+            providerToken: providerToken,
+            options: options ?? PushSink.APNsOptions(topic: Self.topic, url: server.url, timeoutSeconds: Self.timeout),
             directory: store, client: client, now: now)
     }
 
@@ -88,7 +92,8 @@ final class PushHarness: Sendable {
     func fcmSink(client: HTTPClient, options: PushSink.FCMOptions? = nil) throws -> PushSink {
         let account = try GoogleServiceAccount(json: Array(serviceAccountJSON.utf8))
         return PushSink.fcm(
-            account: account, options: options ?? PushSink.FCMOptions(url: server.url), directory: store,
+            account: account, options: options ?? PushSink.FCMOptions(url: server.url, timeoutSeconds: Self.timeout),
+            directory: store,
             client: client, now: now)
     }
 

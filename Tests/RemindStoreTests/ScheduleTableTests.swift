@@ -5,9 +5,11 @@ import Testing
 @testable import RemindStore
 
 struct ScheduleTableTests {
-    func schedule(_ id: String, zone: String?, started: Date?, reason: PermissionErrorType?) throws -> UserSchedule {
+    func schedule(_ id: String, zone: String?, started: Date?, errors: [PermissionErrorType]) throws -> UserSchedule {
         UserSchedule(
-            userID: try UserID(id), reason: reason, notificationsDeliverable: zone == nil, timeZone: zone,
+            userID: try UserID(id), errors: PermissionErrorSet(errors),
+            conditions: ServiceConditions([.locationServices, .precise, .motion]),
+            notificationsDeliverable: zone == nil, timeZone: zone,
             episodeStartedAt: started, deliveredCount: 3, lastDeliveredAt: started?.addingTimeInterval(0.000_123),
             isSuppressed: zone != nil, lastReportAt: Date(timeIntervalSince1970: 1_795_000_000.123_456),
             lastHeartbeatAt: nil)
@@ -16,9 +18,10 @@ struct ScheduleTableTests {
     @Test func schedulesComeBackExactlyAndRowsAreReused() throws {
         var table = ScheduleTable()
         let started = Date(timeIntervalSince1970: 1_794_736_800.987_654_321)
-        let a = try schedule("a", zone: "Europe/Berlin", started: started, reason: .locationNotAuthorizedAlways)
-        let b = try schedule("b-with-a-long-identifier@example.com", zone: nil, started: nil, reason: nil)
-        let c = try schedule("c", zone: "Europe/Berlin", started: started, reason: .locationServicesTurnedOff)
+        let a = try schedule(
+            "a", zone: "Europe/Berlin", started: started, errors: [.locationNotAuthorizedAlways, .motionNotAuthorized])
+        let b = try schedule("b-with-a-long-identifier@example.com", zone: nil, started: nil, errors: [])
+        let c = try schedule("c", zone: "Europe/Berlin", started: started, errors: [.locationServicesTurnedOff])
         table[a.userID] = a
         table[b.userID] = b
         #expect(table.count == 2)

@@ -1,8 +1,9 @@
 import Foundation
 import RemindCore
-import RemindStore
 import RemindTesting
 import Testing
+
+@testable import RemindStore
 
 #if canImport(Glibc)
     import Glibc
@@ -302,6 +303,27 @@ struct DamagedStateTests {
         await reopened.close()
     }
 
+    /// A change that leaves every line well-formed (one user's conditions) is still caught by
+    /// the checksum: the counts are never taken from a file that changed after it was written.
+    @Test func wellFormedChangeInTheSnapshotFailsItsChecksum() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        _ = try await store.report(
+            PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID("a"), receivedAt: start)
+        await store.close()
+        let path = fixture.directory + "/snapshot.tsv"
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        var user = lines[1].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        user[user.count - 1] = "63"
+        lines[1] = user.joined(separator: "\t")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let reopened = try fixture.open()
+        #expect(damaged(fixture.notices).map(\.path) == [path])
+        #expect(!reopened.summary.fromSnapshot)
+        #expect(await reopened.statistics().usersByConditions[ServiceConditions(rawValue: 63)] == 0)
+        await reopened.close()
+    }
+
     /// A damaged outbox file keeps the events that still decode and names how many lines did
     /// not.
     @Test func damagedOutboxKeepsWhatDecodes() async throws {
@@ -368,22 +390,38 @@ struct DamagedStateTests {
         await store.close()
     }
 
-    /// A snapshot written before files carried a checksum (format 1) is still read as it is.
-    @Test func formatOneSnapshotStillLoads() async throws {
+    /// A snapshot of an older format (1, before the checksum; 2, before the service conditions)
+    /// is not refused: its user lines lack the conditions, so start-up reads the user files
+    /// instead, quarantines nothing, and the counts are right.
+    @Test(arguments: ["1", "2"])
+    func olderSnapshotFormatsFallBackToTheFiles(_ format: String) async throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
         _ = try await store.report(
-            PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID("a"), receivedAt: start)
+            PermissionReport(location: .whileInUse, observedAt: start, motion: .authorized), for: Fixtures.userID("a"),
+            receivedAt: start)
         await store.close()
         let path = fixture.directory + "/snapshot.tsv"
         var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-        lines[0] = lines[0].replacingOccurrences(of: "\t2\t", with: "\t1\t")
-        lines[lines.count - 1] = lines[lines.count - 1].split(separator: "\t").prefix(2).joined(separator: "\t")
+        lines[0] = lines[0].replacingOccurrences(of: "\t3\t", with: "\t\(format)\t")
+        // The user line as formats 1 and 2 wrote it: a reason, and no conditions.
+        var user = lines[1].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        user[2] = "locationNotAuthorizedAlways"
+        user.removeLast()
+        lines[1] = user.joined(separator: "\t")
+        if format == "1" {
+            lines[lines.count - 1] = lines[lines.count - 1].split(separator: "\t").prefix(2).joined(separator: "\t")
+        } else {
+            let body = Array((lines.dropLast().joined(separator: "\n") + "\n").utf8)
+            lines[lines.count - 1] = "END\t1\t" + String(decoding: Checksum.hex(Checksum.of(body[...])), as: UTF8.self)
+        }
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         let reopened = try fixture.open()
-        #expect(reopened.summary.fromSnapshot)
+        #expect(!reopened.summary.fromSnapshot)
         #expect(damaged(fixture.notices).isEmpty)
-        #expect(try await reopened.record(Fixtures.userID("a"))?.permissions?.location == .whileInUse)
+        #expect(try await reopened.record(Fixtures.userID("a"))?.permissions?.motion == .authorized)
+        let counted = await reopened.statistics().usersByConditions
+        #expect(counted[ServiceConditions([.locationServices, .location, .precise, .motion])] == 1)
         await reopened.close()
     }
 }

@@ -62,4 +62,19 @@ struct ConfigCheckTests {
         #expect(missing.status == 78)
         #expect(missing.standardError.contains("/nonexistent/remindd.json"))
     }
+
+    /// `remindFor` with `notificationsTurnedOff`, or a bad service, is refused with exit 78 and
+    /// the key path.
+    @Test func badRemindForAndServicesExit78() throws {
+        try Self.withFile(#"{"notification":{"remindFor":["notificationsTurnedOff"]}}"#) { path in
+            let result = try Remindctl.run(["config", "check", path])
+            #expect(result.status == 78)
+            #expect(result.standardError.hasPrefix("remindctl: \(path): notification.remindFor[0]: "))
+        }
+        try Self.withFile(#"{"services":{"driving":{"requires":["gps"]}}}"#) { path in
+            let result = try Remindctl.run(["config", "check", path])
+            #expect(result.status == 78)
+            #expect(result.standardError.hasPrefix("remindctl: \(path): services.driving.requires[0]: "))
+        }
+    }
 }

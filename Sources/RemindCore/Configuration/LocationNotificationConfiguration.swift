@@ -1,5 +1,7 @@
 /// What reminders say and how often they come: Zendrive's `LocationNotificationConfiguration`,
-/// with its exact names and defaults.
+/// with its exact names and defaults, and what remindd adds to it (DESIGN §1): the errors that
+/// open an episode (`remindFor`) and the rest of the `default` copy set (`byReason`,
+/// `localizations`).
 public struct LocationNotificationConfiguration: Sendable, Equatable {
     public static let defaultTriggerDelay: Int64 = 604_800
     public static let defaultTitle = "App is unable to record trips"
@@ -11,13 +13,24 @@ public struct LocationNotificationConfiguration: Sendable, Equatable {
     public var notificationTriggerDelay: Int64
     public var notificationTitle: String
     public var notificationDescription: String
+    /// The errors that open an episode; the first present is a reminder's reason. Never
+    /// empty, never `notificationsTurnedOff`.
+    public var remindFor: PermissionErrorSet
+    public var byReason: [PermissionErrorType: CopySet.Texts]
+    public var localizations: [String: CopySet.Localization]
 
     public init(
         showRecurringNotification: Bool = false,
         notificationTriggerDelay: Int64 = defaultTriggerDelay,
         notificationTitle: String = defaultTitle,
-        notificationDescription: String = defaultDescription
+        notificationDescription: String = defaultDescription,
+        remindFor: PermissionErrorSet = .defaultRemindFor,
+        byReason: [PermissionErrorType: CopySet.Texts] = [:],
+        localizations: [String: CopySet.Localization] = [:]
     ) {
+        self.remindFor = remindFor
+        self.byReason = byReason
+        self.localizations = localizations
         self.showRecurringNotification = showRecurringNotification
         self.notificationTriggerDelay = notificationTriggerDelay
         self.notificationTitle = notificationTitle
@@ -35,8 +48,51 @@ public struct LocationNotificationConfiguration: Sendable, Equatable {
             notificationTitle: try reader.string("notificationTitle") ?? Self.defaultTitle,
             notificationDescription: try reader.string("notificationDescription") ?? Self.defaultDescription
         )
+        if let names = try reader.array("remindFor") {
+            remindFor = try Self.remindFor(names, path: reader.fieldPath("remindFor"))
+        }
+        var copy = CopySet()
+        try copy.readExtras(&reader)
+        byReason = copy.byReason
+        localizations = copy.localizations
         try reader.rejectUnknownKeys()
         try validate(path: path)
+    }
+
+    /// The `default` variant's copy set.
+    public var copy: CopySet {
+        CopySet(
+            notificationTitle: notificationTitle, notificationDescription: notificationDescription,
+            byReason: byReason, localizations: localizations)
+    }
+
+    private static func remindFor(_ names: [JSONValue], path: String) throws(ValidationError) -> PermissionErrorSet {
+        guard !names.isEmpty else {
+            throw ValidationError(field: path, reason: "must list at least one reason (an empty list never reminds)")
+        }
+        var set = PermissionErrorSet(rawValue: 0)
+        let allowed = PermissionErrorSet.remindable.map(\.rawValue).joined(separator: ", ")
+        for (index, value) in names.enumerated() {
+            let field = "\(path)[\(index)]"
+            guard case .string(let name) = value else {
+                throw ValidationError(field: field, reason: "must be a string, got \(value.typeName)")
+            }
+            if name == PermissionErrorType.notificationsTurnedOff.rawValue {
+                throw ValidationError(
+                    field: field,
+                    reason:
+                        "notificationsTurnedOff cannot be reminded of: a reminder cannot reach a user whose notifications are off"
+                )
+            }
+            guard let error = PermissionErrorType(rawValue: name) else {
+                throw ValidationError(field: field, reason: "must be one of \(allowed); got \"\(name)\"")
+            }
+            guard !set.contains(error) else {
+                throw ValidationError(field: field, reason: "\(name) is listed twice")
+            }
+            set.insert(error)
+        }
+        return set
     }
 
     public func validate(path: String = "notification") throws(ValidationError) {
@@ -54,6 +110,9 @@ public struct LocationNotificationConfiguration: Sendable, Equatable {
             "notificationTriggerDelay": .int(notificationTriggerDelay),
             "notificationTitle": .string(notificationTitle),
             "notificationDescription": .string(notificationDescription),
+            "remindFor": .array(remindFor.members.map { .string($0.rawValue) }),
+            "byReason": CopySet.json(byReason),
+            "localizations": CopySet.json(localizations),
         ])
     }
 }

@@ -17,6 +17,8 @@ public struct PolicyConfiguration: Sendable, Equatable {
     public var historyMaxEntries: Int
     /// Closed episodes kept per user (with their deliveries) for support; older ones drop.
     public var closedEpisodesKept: Int
+    /// The services whose state each user's permissions decide (DESIGN §7), by name.
+    public var services: [ServiceDefinition]
 
     public init(
         notification: LocationNotificationConfiguration = .init(),
@@ -26,8 +28,10 @@ public struct PolicyConfiguration: Sendable, Equatable {
         maxRemindersPerEpisode: Int? = nil,
         heartbeatIntervalSeconds: Int64? = nil,
         historyMaxEntries: Int = 1000,
-        closedEpisodesKept: Int = 20
+        closedEpisodesKept: Int = 20,
+        services: [ServiceDefinition] = []
     ) {
+        self.services = services
         self.notification = notification
         self.catchUpSpreadSeconds = catchUpSpreadSeconds
         self.quietHours = quietHours

@@ -17,6 +17,8 @@ public struct PermissionReport: Sendable, Equatable {
     public var observedAt: Date
     /// Absent means "the last known value": filled in by the fold.
     public var timeZone: String?
+    /// Absent means "the last known value" (or `unknown`): filled in by the fold.
+    public var motion: MotionAuthorization?
     public var platform: String?
     public var appVersion: String?
     /// Device fields (not permissions): absent means unchanged.
@@ -33,8 +35,10 @@ public struct PermissionReport: Sendable, Equatable {
         platform: String? = nil,
         appVersion: String? = nil,
         locale: String? = nil,
-        push: PushUpdate = .unchanged
+        push: PushUpdate = .unchanged,
+        motion: MotionAuthorization? = nil
     ) {
+        self.motion = motion
         self.location = location
         self.accuracy = accuracy
         self.locationServices = locationServices
@@ -89,6 +93,7 @@ public struct PermissionReport: Sendable, Equatable {
         if let timeZone, !TimeZoneCache.isValid(timeZone) {
             throw ValidationError(field: "timeZone", reason: "must be an IANA time zone name such as Europe/Berlin")
         }
+        let motion = try reader.enumeration("motion", MotionAuthorization.self, allowed: MotionAuthorization.reportable)
         let platform = try reader.string("platform")
         let appVersion = try reader.string("appVersion")
         for (field, text) in [("platform", platform), ("appVersion", appVersion)] {
@@ -118,7 +123,7 @@ public struct PermissionReport: Sendable, Equatable {
         self.init(
             location: location, accuracy: accuracy, locationServices: locationServices,
             notifications: notifications, observedAt: observedAt, timeZone: timeZone,
-            platform: platform, appVersion: appVersion, locale: locale, push: push)
+            platform: platform, appVersion: appVersion, locale: locale, push: push, motion: motion)
     }
 
     /// The full state this report sets, given the state before it (for the fields that
@@ -129,7 +134,8 @@ public struct PermissionReport: Sendable, Equatable {
             accuracy: accuracy,
             locationServices: locationServices,
             notifications: notifications ?? previous?.notifications ?? .unknown,
-            timeZone: timeZone ?? previous?.timeZone
+            timeZone: timeZone ?? previous?.timeZone,
+            motion: motion ?? previous?.motion ?? .unknown
         )
     }
 }

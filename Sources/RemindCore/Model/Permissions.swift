@@ -33,14 +33,18 @@ public struct Permissions: Sendable, Hashable {
     public var notifications: NotificationAuthorization
     /// The device's IANA time zone, if any report has named it.
     public var timeZone: String?
+    /// Motion & Fitness (Android: Activity Recognition); `unknown` until a report says.
+    public var motion: MotionAuthorization
 
     public init(
         location: LocationAuthorization,
         accuracy: LocationAccuracy = .full,
         locationServices: Bool = true,
         notifications: NotificationAuthorization = .unknown,
-        timeZone: String? = nil
+        timeZone: String? = nil,
+        motion: MotionAuthorization = .unknown
     ) {
+        self.motion = motion
         self.location = location
         self.accuracy = accuracy
         self.locationServices = locationServices
@@ -60,14 +64,19 @@ public struct Permissions: Sendable, Hashable {
         if location != .always { errors.append(.locationNotAuthorizedAlways) }
         if accuracy == .reduced { errors.append(.preciseLocationNotEnabled) }
         if !notifications.isDeliverable { errors.append(.notificationsTurnedOff) }
+        if motion.isMissing { errors.append(.motionNotAuthorized) }
         return errors
     }
 
-    /// Why a reminder is needed: the first of the two errors that deny Always access.
+    /// Why a reminder is needed with the default `remindFor`: the first of the two errors that
+    /// deny Always access.
     public var reminderReason: PermissionErrorType? {
-        if !locationServices { return .locationServicesTurnedOff }
-        if location != .always { return .locationNotAuthorizedAlways }
-        return nil
+        reminderReason(remindFor: .defaultRemindFor)
+    }
+
+    /// Why a reminder is needed: the first error present that `remindFor` lists, nil for none.
+    public func reminderReason(remindFor: PermissionErrorSet) -> PermissionErrorType? {
+        PermissionErrorSet(errors).intersection(remindFor).first
     }
 }
 
@@ -77,6 +86,7 @@ public enum PermissionErrorType: String, Sendable, CaseIterable, Codable, Compar
     case locationNotAuthorizedAlways
     case preciseLocationNotEnabled
     case notificationsTurnedOff
+    case motionNotAuthorized
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

@@ -26,7 +26,7 @@ extension UserRecord {
             writer.key("device")
             device.write(to: &writer)
         }
-        if knownNotifications != nil || knownTimeZone != nil {
+        if knownNotifications != nil || knownTimeZone != nil || knownMotion != nil {
             writer.key("known")
             writer.beginObject()
             if let knownNotifications {
@@ -41,6 +41,13 @@ extension UserRecord {
                 writer.beginObject()
                 writer.member("value", knownTimeZone.value)
                 writer.member("observedAt", RFC3339.format(knownTimeZone.observedAt))
+                writer.endObject()
+            }
+            if let knownMotion {
+                writer.key("motion")
+                writer.beginObject()
+                writer.member("value", knownMotion.value.rawValue)
+                writer.member("observedAt", RFC3339.format(knownMotion.observedAt))
                 writer.endObject()
             }
             writer.endObject()
@@ -93,6 +100,7 @@ extension UserRecord {
             writer.member("observedAt", RFC3339.format(observedAt))
         }
         writer.member("timeZone", permissions.timeZone)
+        writer.member("motion", permissions.motion.rawValue)
         writer.endObject()
     }
 
@@ -135,6 +143,7 @@ extension UserRecord {
         }
         var knownNotifications: Known<NotificationAuthorization>?
         var knownTimeZone: Known<String>?
+        var knownMotion: Known<MotionAuthorization>?
         if let known = try reader.object("known") {
             var knownReader = JSONObjectReader(known, path: "known")
             if let object = try knownReader.object("notifications") {
@@ -150,6 +159,13 @@ extension UserRecord {
                     throw ValidationError(field: "known.timeZone.value", reason: "is required")
                 }
                 knownTimeZone = .init(value: value, observedAt: try Self.requiredDate(&register, "observedAt"))
+            }
+            if let object = try knownReader.object("motion") {
+                var register = JSONObjectReader(object, path: "known.motion")
+                guard let value = try register.enumeration("value", MotionAuthorization.self) else {
+                    throw ValidationError(field: "known.motion.value", reason: "is required")
+                }
+                knownMotion = .init(value: value, observedAt: try Self.requiredDate(&register, "observedAt"))
             }
         }
 
@@ -217,7 +233,8 @@ extension UserRecord {
         self.init(
             userID: userID, history: history, episodes: episodes, reportCount: Int(reportCount),
             lastReportAt: lastReportAt, lastHeartbeatAt: lastHeartbeatAt, platform: platform, appVersion: appVersion,
-            knownNotifications: knownNotifications, knownTimeZone: knownTimeZone, device: device)
+            knownNotifications: knownNotifications, knownTimeZone: knownTimeZone, device: device,
+            knownMotion: knownMotion)
     }
 
     static func readPermissions(_ object: JSONObject, path: String) throws(ValidationError) -> Permissions {
@@ -230,7 +247,8 @@ extension UserRecord {
             accuracy: try reader.enumeration("accuracy", LocationAccuracy.self) ?? .full,
             locationServices: try reader.bool("locationServices") ?? true,
             notifications: try reader.enumeration("notifications", NotificationAuthorization.self) ?? .unknown,
-            timeZone: try reader.string("timeZone"))
+            timeZone: try reader.string("timeZone"),
+            motion: try reader.enumeration("motion", MotionAuthorization.self) ?? .unknown)
     }
 
     private static func optionalDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date? {

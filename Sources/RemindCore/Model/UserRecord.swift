@@ -23,6 +23,8 @@ public struct UserRecord: Sendable, Equatable {
     /// any permutation, which a value copied from whatever arrived before is not.
     public var knownNotifications: Known<NotificationAuthorization>?
     public var knownTimeZone: Known<String>?
+    /// The newest explicitly reported motion state, by `observedAt` (as the two above).
+    public var knownMotion: Known<MotionAuthorization>?
     /// The push address and locale, newest report received first (DESIGN §1).
     public var device: DeviceState
 
@@ -41,8 +43,9 @@ public struct UserRecord: Sendable, Equatable {
         userID: UserID, history: [HistoryEntry] = [], episodes: [Episode] = [], reportCount: Int = 0,
         lastReportAt: Date, lastHeartbeatAt: Date? = nil, platform: String? = nil, appVersion: String? = nil,
         knownNotifications: Known<NotificationAuthorization>? = nil, knownTimeZone: Known<String>? = nil,
-        device: DeviceState = DeviceState()
+        device: DeviceState = DeviceState(), knownMotion: Known<MotionAuthorization>? = nil
     ) {
+        self.knownMotion = knownMotion
         self.device = device
         self.knownNotifications = knownNotifications
         self.knownTimeZone = knownTimeZone

@@ -7,8 +7,11 @@ import Foundation
 /// fact the policy's timing rules read.
 public struct UserSchedule: Sendable, Equatable {
     public var userID: UserID
-    /// The reason a reminder would carry; nil while Always access holds.
-    public var reason: PermissionErrorType?
+    /// The current errors: the policy takes a reminder's reason from them (the first that
+    /// `notification.remindFor` lists), so a reload that changes `remindFor` needs no re-read.
+    public var errors: PermissionErrorSet
+    /// The service conditions that hold now: users are counted by them (DESIGN §7).
+    public var conditions: ServiceConditions
     public var notificationsDeliverable: Bool
     public var timeZone: String?
     /// The open episode's start; nil when none is open.
@@ -20,12 +23,13 @@ public struct UserSchedule: Sendable, Equatable {
     public var lastHeartbeatAt: Date?
 
     public init(
-        userID: UserID, reason: PermissionErrorType?, notificationsDeliverable: Bool, timeZone: String?,
-        episodeStartedAt: Date?, deliveredCount: Int, lastDeliveredAt: Date?, isSuppressed: Bool, lastReportAt: Date,
-        lastHeartbeatAt: Date?
+        userID: UserID, errors: PermissionErrorSet, conditions: ServiceConditions = ServiceConditions(rawValue: 0),
+        notificationsDeliverable: Bool, timeZone: String?, episodeStartedAt: Date?, deliveredCount: Int,
+        lastDeliveredAt: Date?, isSuppressed: Bool, lastReportAt: Date, lastHeartbeatAt: Date?
     ) {
         self.userID = userID
-        self.reason = reason
+        self.errors = errors
+        self.conditions = conditions
         self.notificationsDeliverable = notificationsDeliverable
         self.timeZone = timeZone
         self.episodeStartedAt = episodeStartedAt
@@ -43,7 +47,8 @@ extension UserRecord {
         let permissions = permissions
         return UserSchedule(
             userID: userID,
-            reason: permissions?.reminderReason,
+            errors: PermissionErrorSet(permissions?.errors ?? []),
+            conditions: permissions?.conditions ?? ServiceConditions(rawValue: 0),
             notificationsDeliverable: permissions?.notifications.isDeliverable ?? true,
             timeZone: permissions?.timeZone,
             episodeStartedAt: open?.startedAt,

@@ -24,6 +24,10 @@ public struct Explanation: Sendable, Equatable {
         case heartbeat
         /// Where the push sinks would put the reminder, or why they cannot.
         case push
+        /// No error that `notification.remindFor` lists, though Always access is missing.
+        case nothingToRemind
+        /// A configured service that is degraded or stopped, with what would fix it.
+        case service
     }
 
     public var userID: UserID
@@ -35,12 +39,22 @@ extension ReminderPolicy {
     /// Explains the reminder state of `record` at `now`, in the order the policy decides, and
     /// then whether the push sinks can reach the user's device.
     public func explain(_ record: UserRecord, now: Date, daemonStartedAt: Date?) -> Explanation {
-        var explanation = explainSchedule(record, now: now, daemonStartedAt: daemonStartedAt)
+        var explanation = explainReminder(record, now: now, daemonStartedAt: daemonStartedAt)
+        // The services come next: they do not change when a reminder is due, but they are what
+        // the user's missing permissions break, and what fixing each would restore.
+        if let permissions = record.permissions {
+            for (name, status) in services(permissions) where status.state != .active {
+                let fixes = status.missing.map { "\($0.rawValue): \($0.fix)" }.joined(separator: "; ")
+                explanation.reasons.append(
+                    .init(code: .service, text: "service \(name) is \(status.state.rawValue) — to fix, \(fixes)"))
+            }
+        }
+        // Last, whether the push sinks can reach the device at all.
         explanation.reasons.append(Explanation.pushReason(record.device.push))
         return explanation
     }
 
-    private func explainSchedule(_ record: UserRecord, now: Date, daemonStartedAt: Date?) -> Explanation {
+    private func explainReminder(_ record: UserRecord, now: Date, daemonStartedAt: Date?) -> Explanation {
         var reasons: [Explanation.Reason] = []
         func add(_ code: Explanation.Code, _ text: String) {
             reasons.append(.init(code: code, text: text))
@@ -48,19 +62,40 @@ extension ReminderPolicy {
         let permissions = record.permissions
         let nextReminderAt = reminderWakeAt(record, daemonStartedAt: daemonStartedAt)
 
-        guard let permissions, let episode = record.openEpisode else {
+        guard let permissions, let episode = record.openEpisode, let reason = reason(permissions) else {
             let location = permissions.map { "location \($0.location.rawValue)" } ?? "no report"
-            add(.alwaysAccess, "Always access granted (\(location)): no reminder is due")
+            if let permissions, !permissions.hasAlwaysAccess {
+                let listed = configuration.notification.remindFor.members.map(\.rawValue).joined(separator: ", ")
+                add(
+                    .nothingToRemind,
+                    "no error that notification.remindFor lists (\(listed)) is present (\(location)): no reminder is due"
+                )
+            } else {
+                add(.alwaysAccess, "Always access granted (\(location)): no reminder is due")
+            }
             if let heartbeat = heartbeatDueAt(record) {
                 add(.heartbeat, "heartbeat due \(RFC3339.format(heartbeat)) unless the user reports before")
             }
             return Explanation(userID: record.userID, nextReminderAt: nil, reasons: reasons)
         }
-        let cause =
-            permissions.locationServices
-            ? "location \(permissions.location.rawValue)" : "Location Services turned off"
-        add(.episodeOpen, "Always access missing since \(RFC3339.format(episode.startedAt)) (\(cause))")
-        if permissions.accuracy == .reduced {
+        switch reason {
+        case .locationServicesTurnedOff, .locationNotAuthorizedAlways:
+            let cause =
+                permissions.locationServices
+                ? "location \(permissions.location.rawValue)" : "Location Services turned off"
+            add(.episodeOpen, "Always access missing since \(RFC3339.format(episode.startedAt)) (\(cause))")
+        case .preciseLocationNotEnabled:
+            add(
+                .episodeOpen,
+                "reminding since \(RFC3339.format(episode.startedAt)): precise location is off (accuracy reduced)")
+        case .notificationsTurnedOff, .motionNotAuthorized:
+            add(
+                .episodeOpen,
+                "reminding since \(RFC3339.format(episode.startedAt)): motion \(permissions.motion.rawValue)")
+        }
+        if permissions.accuracy == .reduced
+            && !configuration.notification.remindFor.contains(.preciseLocationNotEnabled)
+        {
             add(.reducedAccuracy, "precise location is off (reported, but it does not trigger reminders)")
         }
         if !episode.deliveries.isEmpty {

@@ -65,15 +65,17 @@ enum HistoryFold {
         return .changed
     }
 
-    /// Gives the newest entry (the current state) the newest reported notification state and
-    /// time zone: a late report can carry a value that the current state, which had inherited
-    /// an older one, must now show. Returns true when that changed the entry.
+    /// Gives the newest entry (the current state) the newest reported notification state,
+    /// motion state and time zone: a late report can carry a value that the current state,
+    /// which had inherited an older one, must now show. Returns true when that changed the entry.
     static func resolveNewest(
-        _ history: inout [HistoryEntry], notifications: NotificationAuthorization?, timeZone: String?
+        _ history: inout [HistoryEntry], notifications: NotificationAuthorization?, timeZone: String?,
+        motion: MotionAuthorization? = nil
     ) -> Bool {
         guard var newest = history.first else { return false }
         if let notifications { newest.permissions.notifications = notifications }
         if let timeZone { newest.permissions.timeZone = timeZone }
+        if let motion { newest.permissions.motion = motion }
         guard newest.permissions != history[0].permissions else { return false }
         history[0] = newest
         mergeNeighbours(&history, around: 0)
@@ -103,14 +105,16 @@ enum HistoryFold {
         }
     }
 
-    /// Where the open episode starts according to the history: the first observation without
-    /// Always access after the last one with it. `reachesOldest` says the stretch runs back to
-    /// the oldest entry kept, so truncated history may hide an earlier start.
-    static func openEpisodeStart(_ history: [HistoryEntry]) -> (start: Date, reachesOldest: Bool)? {
-        guard let newest = history.first, !newest.permissions.hasAlwaysAccess else { return nil }
+    /// Where the open episode starts according to the history: the first observation with a
+    /// reminding error after the last one without. `reachesOldest` says the stretch runs back
+    /// to the oldest entry kept, so truncated history may hide an earlier start.
+    static func openEpisodeStart(
+        _ history: [HistoryEntry], isReminding: (Permissions) -> Bool
+    ) -> (start: Date, reachesOldest: Bool)? {
+        guard let newest = history.first, isReminding(newest.permissions) else { return nil }
         var start = newest.observedAt
         for entry in history.dropFirst() {
-            if entry.permissions.hasAlwaysAccess {
+            if !isReminding(entry.permissions) {
                 return (start, false)
             }
             start = entry.observedAt
@@ -118,12 +122,14 @@ enum HistoryFold {
         return (start, true)
     }
 
-    /// The observation that first restored Always access after `start`.
-    static func alwaysRestored(after start: Date, in history: [HistoryEntry]) -> Date? {
+    /// The observation that first left no reminding error after `start`.
+    static func remindingEnded(
+        after start: Date, in history: [HistoryEntry], isReminding: (Permissions) -> Bool
+    ) -> Date? {
         var restored: Date?
         for entry in history {
             guard entry.observedAt > start else { break }
-            if entry.permissions.hasAlwaysAccess { restored = entry.observedAt }
+            if !isReminding(entry.permissions) { restored = entry.observedAt }
         }
         return restored
     }

@@ -26,15 +26,18 @@ extension ReminderPolicy {
 
         if let wake = reminderWakeAt(record, daemonStartedAt: daemonStartedAt), wake <= now,
             let due = reminderDueAt(record)?.millisecondPrecision, let permissions = record.permissions,
-            var episode = record.openEpisode
+            let reason = reason(permissions), var episode = record.openEpisode
         {
             if permissions.notifications.isDeliverable {
                 let sequence = episode.deliveries.count + 1
+                // The reason current now, not the one the episode opened with: the words must
+                // match what the user has to fix today.
+                let copy = configuration.notification.copy.resolve(reason: reason, locale: record.device.locale)
                 let reminder = SinkEvent.Reminder(
                     userID: record.userID,
-                    title: configuration.notification.notificationTitle,
-                    body: configuration.notification.notificationDescription,
-                    reason: permissions.reminderReason ?? .locationNotAuthorizedAlways,
+                    title: copy.title,
+                    body: copy.body,
+                    reason: reason,
                     errors: permissions.errors,
                     sequence: sequence,
                     episodeStartedAt: episode.startedAt,

@@ -49,19 +49,26 @@ extension ReminderPolicy {
         if let timeZone = report.timeZone, report.observedAt >= (record.knownTimeZone?.observedAt ?? .distantPast) {
             record.knownTimeZone = .init(value: timeZone, observedAt: report.observedAt)
         }
+        if let motion = report.motion, report.observedAt >= (record.knownMotion?.observedAt ?? .distantPast) {
+            record.knownMotion = .init(value: motion, observedAt: report.observedAt)
+        }
         var effect = HistoryFold.insert(
             report, receivedAt: receivedAt, into: &record.history, maxEntries: configuration.historyMaxEntries)
         if HistoryFold.resolveNewest(
-            &record.history, notifications: record.knownNotifications?.value, timeZone: record.knownTimeZone?.value)
+            &record.history, notifications: record.knownNotifications?.value, timeZone: record.knownTimeZone?.value,
+            motion: record.knownMotion?.value)
         {
             effect = .changed
         }
-        guard effect == .changed else {
-            return ReportOutcome(record: record, changed: deviceChanged, events: [], transitions: [])
-        }
         var events: [SinkEvent] = []
         var transitions: [EpisodeTransition] = []
+        // Reconciled even when the history did not change: after a reload that changed
+        // `remindFor`, the user's next report brings their episodes in line with it.
+        let episodesBefore = record.episodes
         reconcileEpisodes(&record, now: receivedAt, events: &events, transitions: &transitions)
+        guard effect == .changed || record.episodes != episodesBefore else {
+            return ReportOutcome(record: record, changed: deviceChanged, events: [], transitions: [])
+        }
         return ReportOutcome(record: record, changed: true, events: events, transitions: transitions)
     }
 
@@ -69,11 +76,13 @@ extension ReminderPolicy {
     func reconcileEpisodes(
         _ record: inout UserRecord, now: Date, events: inout [SinkEvent], transitions: inout [EpisodeTransition]
     ) {
-        let fold = HistoryFold.openEpisodeStart(record.history)
+        let fold = HistoryFold.openEpisodeStart(record.history, isReminding: isReminding)
         if let open = record.openEpisode {
             guard let fold else {
                 close(
-                    &record, at: HistoryFold.alwaysRestored(after: open.startedAt, in: record.history) ?? now,
+                    &record,
+                    at: HistoryFold.remindingEnded(after: open.startedAt, in: record.history, isReminding: isReminding)
+                        ?? now,
                     now: now, events: &events, transitions: &transitions)
                 return
             }

@@ -14,6 +14,25 @@ public struct ReminderPolicy: Sendable {
 
     var delay: TimeInterval { TimeInterval(configuration.notification.notificationTriggerDelay) }
 
+    /// The reason a reminder to a user with these errors carries: the first that
+    /// `notification.remindFor` lists; nil when none is present (no episode is open).
+    public func reason(_ errors: PermissionErrorSet) -> PermissionErrorType? {
+        errors.intersection(configuration.notification.remindFor).first
+    }
+
+    public func reason(_ permissions: Permissions) -> PermissionErrorType? {
+        permissions.reminderReason(remindFor: configuration.notification.remindFor)
+    }
+
+    /// Whether a state has a reminding error: what opens an episode and keeps it open.
+    func isReminding(_ permissions: Permissions) -> Bool { reason(permissions) != nil }
+
+    /// Each configured service's state under `permissions`, in configuration order.
+    public func services(_ permissions: Permissions) -> [(name: String, status: ServiceStatus)] {
+        let conditions = permissions.conditions
+        return configuration.services.map { ($0.name, $0.status(conditions)) }
+    }
+
     /// The user's fixed jitter offset, in seconds.
     public func jitter(for userID: UserID) -> TimeInterval {
         TimeInterval(StableHash.offset(for: userID.rawValue, salt: "jitter", window: configuration.jitterSeconds))
@@ -50,8 +69,10 @@ public struct ReminderPolicy: Sendable {
     /// added after, so users due in the night are spread after the window's end rather than
     /// all reminded in its first second; a jitter that lands in the window moves to its end.
     public func reminderDueAt(_ schedule: UserSchedule) -> Date? {
-        guard schedule.episodeStartedAt != nil, mayRemind(deliveredCount: schedule.deliveredCount),
-            let due = unshiftedDueAt(schedule)
+        // An episode whose errors a reload took out of `remindFor` waits for the next report,
+        // which closes it; until then it has nothing to remind of.
+        guard schedule.episodeStartedAt != nil, reason(schedule.errors) != nil,
+            mayRemind(deliveredCount: schedule.deliveredCount), let due = unshiftedDueAt(schedule)
         else { return nil }
         let released = quietHoursRelease(due, timeZone: schedule.timeZone)
         return quietHoursRelease(released.addingTimeInterval(jitter(for: schedule.userID)), timeZone: schedule.timeZone)
