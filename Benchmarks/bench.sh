@@ -17,6 +17,7 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v redis-benchmark >/dev/null 2>&1 || need+=(redis-tools)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v strace >/dev/null 2>&1 || need+=(strace)
+[ -e /usr/lib/nginx/modules/ngx_http_echo_module.so ] || need+=(libnginx-mod-http-echo)
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 if [ ${#need[@]} -gt 0 ]; then
     SUDO=""
