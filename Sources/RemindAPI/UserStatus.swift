@@ -8,11 +8,14 @@ public struct UserStatus: Sendable, Equatable {
         public var startedAt: Date
         public var remindersDelivered: Int
         public var remindersSuppressed: Int
+        /// Reminders of a holdout episode, recorded at their due time and never sent.
+        public var remindersHeldOut: Int
 
-        public init(startedAt: Date, remindersDelivered: Int, remindersSuppressed: Int) {
+        public init(startedAt: Date, remindersDelivered: Int, remindersSuppressed: Int, remindersHeldOut: Int = 0) {
             self.startedAt = startedAt
             self.remindersDelivered = remindersDelivered
             self.remindersSuppressed = remindersSuppressed
+            self.remindersHeldOut = remindersHeldOut
         }
     }
 
@@ -59,6 +62,8 @@ public struct UserStatus: Sendable, Equatable {
     public var push: Push?
     /// Each configured service's state for this user (DESIGN §7), by name.
     public var services: [String: ServiceStatus] = [:]
+    /// The experiment group of the open episode, else of the last one; nil before any.
+    public var group: String?
 
     /// A status as read back from the wire (the client's side).
     public init(
@@ -91,9 +96,10 @@ public struct UserStatus: Sendable, Equatable {
         self.alwaysAccess = permissions.hasAlwaysAccess
         self.episode = record.openEpisode.map {
             EpisodeSummary(
-                startedAt: $0.startedAt, remindersDelivered: $0.deliveries.count,
-                remindersSuppressed: $0.suppressedCount)
+                startedAt: $0.startedAt, remindersDelivered: $0.sent.count,
+                remindersSuppressed: $0.suppressedCount, remindersHeldOut: $0.heldOutCount)
         }
+        self.group = record.episodes.first?.group
         self.nextReminderAt = policy.reminderWakeAt(record, daemonStartedAt: daemonStartedAt)
         self.lastReminderAt = record.lastDelivery?.deliveredAt
         self.reportCount = record.reportCount
@@ -116,6 +122,7 @@ public struct UserStatus: Sendable, Equatable {
             writer.member("startedAt", RFC3339.format(episode.startedAt))
             writer.member("remindersDelivered", episode.remindersDelivered)
             writer.member("remindersSuppressed", episode.remindersSuppressed)
+            writer.member("remindersHeldOut", episode.remindersHeldOut)
             writer.endObject()
         } else {
             writer.null()
@@ -139,6 +146,7 @@ public struct UserStatus: Sendable, Equatable {
             writer.null()
         }
         writeServices(to: &writer)
+        writer.member("group", group)
         writer.endObject()
     }
 
@@ -179,7 +187,8 @@ extension UserStatus {
         if var object = try reader.optionalObject("episode") {
             episode = EpisodeSummary(
                 startedAt: try object.date("startedAt"), remindersDelivered: try object.int("remindersDelivered"),
-                remindersSuppressed: try object.int("remindersSuppressed"))
+                remindersSuppressed: try object.int("remindersSuppressed"),
+                remindersHeldOut: (try? object.int("remindersHeldOut")) ?? 0)
         }
         var push: Push?
         if var object = try reader.optionalObject("push") {
@@ -201,5 +210,6 @@ extension UserStatus {
         if var object = try reader.optionalObject("services") {
             services = try object.services()
         }
+        group = try reader.optionalString("group")
     }
 }

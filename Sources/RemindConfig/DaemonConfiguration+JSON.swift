@@ -17,6 +17,7 @@ extension DaemonConfiguration {
             "history": history.json,
             "sinks": .array(sinks.map(\.json)),
             "services": ServiceDefinition.json(services),
+            "experiment": experiment.json,
         ])
     }
 }

@@ -18,6 +18,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var sinks: [SinkConfiguration]
     /// What each user's permissions break (DESIGN §7), sorted by name.
     public var services: [ServiceDefinition] = []
+    /// The holdout and copy variants (DESIGN §5).
+    public var experiment = Experiment()
 
     public init(
         notification: LocationNotificationConfiguration = .init(),
@@ -91,8 +93,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let section = try reader.object("services") {
             services = try ServiceDefinition.list(section)
         }
+        if let section = try reader.strictObject("experiment") {
+            experiment = try Experiment(object: section, path: "experiment")
+        }
         try reader.rejectUnknownKeys(
-            context: "(notification, stateDirectory, listen, schedule, heartbeat, history, sinks, services)")
+            context: "(notification, stateDirectory, listen, schedule, heartbeat, history, sinks, services, experiment)"
+        )
     }
 
     /// What the reminder policy needs of this configuration.
@@ -105,7 +111,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
             maxRemindersPerEpisode: schedule.maxRemindersPerEpisode,
             heartbeatIntervalSeconds: heartbeat.intervalSeconds,
             historyMaxEntries: history.maxEntries,
-            services: services
+            services: services,
+            experiment: experiment
         )
     }
 

@@ -63,7 +63,7 @@ extension APIResponder {
     }
 
     func deleteUser(_ userID: UserID) async throws -> Response {
-        guard try await runtime.store.delete(userID) else {
+        guard try await runtime.store.delete(userID, at: runtime.wallClock()) else {
             return HTTPResponses.notFound("no user \(userID)")
         }
         runtime.logger.info("user forgotten", metadata: ["REMINDD_USER_ID": .string(userID.rawValue)])

@@ -26,6 +26,14 @@ extension FileStateStore {
         // Appends begun before the rotation sit in the segments the snapshot will replace:
         // they must be in memory before it is taken.
         await waitUntilApplied(upTo: ticket)
+        // Closed episodes go to the outcomes log before any segment holding them can go.
+        let outcomes = pendingOutcomes
+        if !outcomes.isEmpty {
+            let log = outcomeLog
+            try await io.runBlocking { () throws(StoreError) in try log.append(outcomes) }
+            // Outcomes recorded meanwhile were appended to the queue's end: they stay.
+            pendingOutcomes.removeFirst(outcomes.count)
+        }
         let batch = cache.pending
         let files = self.files
         if !batch.isEmpty {

@@ -13,10 +13,11 @@ extension FileStateStore {
             let outcome = policy.apply(report, to: current, userID: userID, receivedAt: receivedAt)
             let events = outcome.events.map(OutboxEvent.init)
             if outcome.changed || current == nil {
-                let (line, json) = logLine(outcome.record, events: events)
+                let (line, json) = logLine(outcome.record, events: events, outcomes: outcome.outcomes)
                 try await logged([line]) {
                     install(outcome.record, encoded: json)
                     enqueue(events)
+                    recordOutcomes(outcome.outcomes)
                 }
             } else {
                 install(outcome.record)
@@ -31,10 +32,15 @@ extension FileStateStore {
     }
 
     /// Forgets a user: their file and schedule go; nothing is emitted. False when unknown.
-    public func delete(_ userID: UserID) async throws -> Bool {
+    public func delete(_ userID: UserID, at date: Date) async throws -> Bool {
         try await withUser(userID) {
-            guard try await load(userID) != nil else { return false }
-            try await logged([LogEntry.delete(userID).line]) {
+            guard let record = try await load(userID) else { return false }
+            // An episode open at the delete ends `forgotten` at the delete (DESIGN §5).
+            let forgotten = record.openEpisode.map {
+                EpisodeOutcome($0, of: record, outcome: .forgotten, closedAt: date.millisecondPrecision)
+            }
+            try await logged([LogEntry.delete(userID, outcome: forgotten).line]) {
+                recordOutcomes(forgotten.map { [$0] } ?? [])
                 cache.remove(userID)
                 schedules.remove(userID)
                 // The logged delete covers a crash before this unlink: replay unlinks again.

@@ -47,6 +47,7 @@ public actor FileStateStore: StateStore {
     nonisolated let outboxSignals: [String: AsyncSignal]
     nonisolated let files: UserFiles
     nonisolated let io: NIOThreadPool
+    nonisolated let outcomeLog: OutcomeLog
     let lock: StateLock
     let wal: WriteAheadLog
     let notice: @Sendable (StoreNotice) -> Void
@@ -62,6 +63,10 @@ public actor FileStateStore: StateStore {
     var eventsCompleted = 0
     /// Suppressions recorded since start.
     var suppressedTotal = 0
+    /// Every closed episode, for `/v1/stats` (DESIGN §5).
+    var outcomeStatistics = OutcomeStatistics()
+    /// Closed episodes durable in the log but not yet appended to the outcomes log.
+    var pendingOutcomes: [EpisodeOutcome] = []
 
     public var policy: ReminderPolicy { schedules.policy }
 
@@ -92,6 +97,31 @@ public actor FileStateStore: StateStore {
         deadLetterList = recovered.deadLetters
         summary = recovered.summary
         schedules = ScheduleBook(table: recovered.schedules, policy: policy, daemonStartedAt: now)
+        outcomeLog = try OutcomeLog(stateDirectory: options.directory)
+        var tail: [String: Int] = [:]
+        for outcome in recovered.outcomes { tail[outcome.fileName, default: 0] += 1 }
+        var statistics = OutcomeStatistics()
+        let written = try outcomeLog.load(into: &statistics, tail: tail, notice: notice)
+        // Replayed outcomes a checkpoint appended before the crash are in the files' last lines.
+        var already = Set(written.values.joined())
+        for outcome in recovered.outcomes where already.remove(outcome) == nil {
+            statistics.add(outcome)
+            pendingOutcomes.append(outcome)
+        }
+        outcomeStatistics = statistics
+    }
+
+    /// Counts closed episodes that are durable in the log and queues them for the outcomes log.
+    func recordOutcomes(_ outcomes: [EpisodeOutcome]) {
+        for outcome in outcomes { outcomeStatistics.add(outcome) }
+        pendingOutcomes += outcomes
+    }
+
+    /// The outcomes of the episodes that opened in `[since, until)`, open ones included.
+    public func stats(since: Date, until: Date) -> StatsReport {
+        outcomeStatistics.report(since: since, until: until) { body in
+            schedules.table.forEachOpenEpisode(body)
+        }
     }
 
     /// Runs `body` with the user to itself: reports, deliveries and deletes of one user
@@ -175,9 +205,13 @@ public actor FileStateStore: StateStore {
     }
 
     /// The log line for a changed record, and the record's encoding inside it.
-    func logLine(_ record: UserRecord, events: [OutboxEvent]) -> (line: [UInt8], json: [UInt8]) {
+    func logLine(
+        _ record: UserRecord, events: [OutboxEvent], outcomes: [EpisodeOutcome] = []
+    ) -> (line: [UInt8], json: [UInt8]) {
         let json = record.jsonBytes
-        return (LogEntry.putLine(recordJSON: json, events: events.map { ($0, outbox.sinks) }), json)
+        return (
+            LogEntry.putLine(recordJSON: json, events: events.map { ($0, outbox.sinks) }, outcomes: outcomes), json
+        )
     }
 
     /// The path of a user's file, for tests and support.

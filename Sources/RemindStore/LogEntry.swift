@@ -3,32 +3,37 @@ import RemindCore
 
 /// One line of the write-ahead log.
 ///
-/// - `{"op":"put","record":{…},"events":[{"sinks":[…],"event":{…}}]}`: a user's whole record
-///   after a change, with the events the change produced: one line, so a crash keeps both or
-///   neither.
-/// - `{"op":"delete","userID":"…"}`: the user was forgotten.
+/// - `{"op":"put","record":{…},"events":[{"sinks":[…],"event":{…}}],"outcomes":[{…}]}`: a
+///   user's whole record after a change, with the events the change produced and the episodes
+///   it closed (DESIGN §5): one line, so a crash keeps all or none.
+/// - `{"op":"delete","userID":"…","outcome":{…}}`: the user was forgotten (with the outcome of
+///   the episode that was open, if one was).
 /// - `{"op":"ack","id":"…","sink":"…"}`: a sink is done with an event.
 /// - `{"op":"dead","letter":{…}}`: a sink gave up on an event (see `DeadLetterRecord`).
 /// - `{"op":"replay","id":"…","sink":"…"}`: a dead letter went back to its sink's queue.
 enum LogEntry {
-    case put(UserRecord, events: [(event: OutboxEvent, sinks: [String])])
-    case delete(UserID)
+    case put(UserRecord, events: [(event: OutboxEvent, sinks: [String])], outcomes: [EpisodeOutcome] = [])
+    case delete(UserID, outcome: EpisodeOutcome? = nil)
     case ack(eventID: String, sink: String)
     case dead(DeadLetterRecord)
     case replay(eventID: String, sink: String)
 
     var line: [UInt8] {
-        if case .put(let record, let events) = self {
-            return Self.putLine(recordJSON: record.jsonBytes, events: events)
+        if case .put(let record, let events, let outcomes) = self {
+            return Self.putLine(recordJSON: record.jsonBytes, events: events, outcomes: outcomes)
         }
         var writer = JSONWriter(reservingCapacity: 256)
         writer.beginObject()
         switch self {
         case .put:
             preconditionFailure("written by putLine above")
-        case .delete(let userID):
+        case .delete(let userID, let outcome):
             writer.member("op", "delete")
             writer.member("userID", userID.rawValue)
+            if let outcome {
+                writer.key("outcome")
+                outcome.write(to: &writer)
+            }
         case .ack(let eventID, let sink):
             writer.member("op", "ack")
             writer.member("id", eventID)
@@ -48,7 +53,9 @@ enum LogEntry {
 
     /// A `put` line around a record already encoded (the checkpoint writes the same bytes to
     /// the user's file, so they are encoded once).
-    static func putLine(recordJSON: [UInt8], events: [(event: OutboxEvent, sinks: [String])]) -> [UInt8] {
+    static func putLine(
+        recordJSON: [UInt8], events: [(event: OutboxEvent, sinks: [String])], outcomes: [EpisodeOutcome] = []
+    ) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: recordJSON.count + 64 + 512 * events.count)
         writer.beginObject()
         writer.member("op", "put")
@@ -64,6 +71,12 @@ enum LogEntry {
             writer.endObject()
         }
         writer.endArray()
+        if !outcomes.isEmpty {
+            writer.key("outcomes")
+            writer.beginArray()
+            for outcome in outcomes { outcome.write(to: &writer) }
+            writer.endArray()
+        }
         writer.endObject()
         return writer.bytes
     }
@@ -87,10 +100,24 @@ enum LogEntry {
                 else { return nil }
                 events.append((event, sinkValues.compactMap { if case .string(let name) = $0 { name } else { nil } }))
             }
-            self = .put(record, events: events)
+            var outcomes: [EpisodeOutcome] = []
+            if case .array(let values)? = object["outcomes"] {
+                for value in values {
+                    guard case .object(let outcome) = value, let decoded = try? EpisodeOutcome(object: outcome) else {
+                        return nil
+                    }
+                    outcomes.append(decoded)
+                }
+            }
+            self = .put(record, events: events, outcomes: outcomes)
         case "delete":
             guard case .string(let raw)? = object["userID"], let userID = try? UserID(raw) else { return nil }
-            self = .delete(userID)
+            var outcome: EpisodeOutcome?
+            if case .object(let value)? = object["outcome"] {
+                guard let decoded = try? EpisodeOutcome(object: value) else { return nil }
+                outcome = decoded
+            }
+            self = .delete(userID, outcome: outcome)
         case "ack", "replay":
             guard case .string(let id)? = object["id"], case .string(let sink)? = object["sink"] else { return nil }
             self = op == "ack" ? .ack(eventID: id, sink: sink) : .replay(eventID: id, sink: sink)

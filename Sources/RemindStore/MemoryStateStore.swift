@@ -18,6 +18,7 @@ public actor MemoryStateStore: StateStore {
     private var letters = DeadLetterList()
     private var suppressed = 0
     private var completed = 0
+    private var outcomes = OutcomeStatistics()
 
     public init(sinks: [String], policy: ReminderPolicy, now: Date) {
         daemonStartedAt = now
@@ -36,13 +37,17 @@ public actor MemoryStateStore: StateStore {
     public func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) -> ReportOutcome {
         let outcome = policy.apply(report, to: records[userID], userID: userID, receivedAt: receivedAt)
         install(outcome.record, events: outcome.events.map(OutboxEvent.init))
+        for closed in outcome.outcomes { outcomes.add(closed) }
         return outcome
     }
 
     public func record(_ userID: UserID) -> UserRecord? { records[userID] }
 
-    public func delete(_ userID: UserID) -> Bool {
-        guard records.removeValue(forKey: userID) != nil else { return false }
+    public func delete(_ userID: UserID, at date: Date) -> Bool {
+        guard let record = records.removeValue(forKey: userID) else { return false }
+        if let open = record.openEpisode {
+            outcomes.add(EpisodeOutcome(open, of: record, outcome: .forgotten, closedAt: date.millisecondPrecision))
+        }
         schedule.remove(userID)
         return true
     }
@@ -54,6 +59,10 @@ public actor MemoryStateStore: StateStore {
     }
 
     public func nextWakeAt() -> Date? { schedule.nextWake }
+
+    public func stats(since: Date, until: Date) -> StatsReport {
+        outcomes.report(since: since, until: until) { body in schedule.table.forEachOpenEpisode(body) }
+    }
 
     public func fireDue(now: Date, limit: Int) -> FireSummary {
         var summary = FireSummary()

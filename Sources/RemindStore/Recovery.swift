@@ -20,6 +20,9 @@ enum Recovery {
         var outbox: Outbox
         var deadLetters = DeadLetterList()
         var summary: OpenSummary
+        /// Closed episodes of the replayed log, in log order; some may be in the outcomes log
+        /// already (appended by a checkpoint before the crash): `OutcomeLog` tells which.
+        var outcomes: [EpisodeOutcome] = []
     }
 
     static func run(
@@ -106,13 +109,15 @@ enum Recovery {
 
     private static func apply(_ entry: LogEntry, to recovered: inout Recovered, files: UserFiles) {
         switch entry {
-        case .put(let record, let events):
+        case .put(let record, let events, let outcomes):
             // The file is rewritten at the next checkpoint, which also repairs a file torn by
             // a crash during the last one.
             recovered.schedules[record.userID] = record.schedule
             recovered.records[record.userID] = record
             for (event, sinks) in events { recovered.outbox.enqueue(event, sinks: sinks) }
-        case .delete(let userID):
+            recovered.outcomes += outcomes
+        case .delete(let userID, let outcome):
+            if let outcome { recovered.outcomes.append(outcome) }
             recovered.schedules[userID] = nil
             recovered.records[userID] = nil
             // The logged delete covers a crash before the unlink: unlink again.

@@ -27,6 +27,11 @@ struct ScheduleTable {
         /// Bit 0: notifications deliverable; bit 1: suppressed; bit 2: counted as a pending
         /// reminder (see `ScheduleBook`).
         var flags: UInt8
+        /// The open episode's experiment group: 0 none, else 1 + the index in `groups`. (With
+        /// `reason`, in what was padding: the row stays 64 bytes.)
+        var group: UInt8
+        /// The open episode's opening reason: 0 none, else 1 + its index in `PermissionErrorType`.
+        var reason: UInt8
     }
 
     private var rows: [Row] = []
@@ -35,6 +40,10 @@ struct ScheduleTable {
     private var freeRows: [UInt32] = []
     private var zones: [String] = []
     private var zoneNumbers: [String: UInt16] = [:]
+    /// Experiment groups seen: `default`, `holdout` and the variants' names (at most 64 each
+    /// configuration; names of removed variants stay while their episodes are open).
+    private var groups: [String] = []
+    private var groupNumbers: [String: UInt8] = [:]
 
     init() {}
 
@@ -156,6 +165,17 @@ struct ScheduleTable {
                 zoneNumbers[name] = zone
             }
         }
+        var group: UInt8 = 0
+        if let name = schedule.episodeGroup {
+            if let known = groupNumbers[name] {
+                group = known
+            } else if groups.count < Int(UInt8.max) {
+                groups.append(name)
+                group = UInt8(groups.count)
+                groupNumbers[name] = group
+            }
+        }
+        let reason = schedule.episodeReason.flatMap { PermissionErrorType.allCases.firstIndex(of: $0) }
         return Row(
             userID: schedule.userID, episodeStartedAt: Self.bits(schedule.episodeStartedAt),
             lastDeliveredAt: Self.bits(schedule.lastDeliveredAt),
@@ -163,7 +183,8 @@ struct ScheduleTable {
             lastHeartbeatAt: Self.bits(schedule.lastHeartbeatAt),
             deliveredCount: Int32(clamping: schedule.deliveredCount), zone: zone,
             errors: schedule.errors.rawValue, conditions: schedule.conditions.rawValue,
-            flags: (schedule.notificationsDeliverable ? 1 : 0) | (schedule.isSuppressed ? 2 : 0))
+            flags: (schedule.notificationsDeliverable ? 1 : 0) | (schedule.isSuppressed ? 2 : 0), group: group,
+            reason: reason.map { UInt8($0 + 1) } ?? 0)
     }
 
     private func schedule(_ row: Row) -> UserSchedule {
@@ -174,6 +195,21 @@ struct ScheduleTable {
             episodeStartedAt: Self.date(row.episodeStartedAt), deliveredCount: Int(row.deliveredCount),
             lastDeliveredAt: Self.date(row.lastDeliveredAt),
             isSuppressed: row.flags & 2 != 0, lastReportAt: Date(timeIntervalSinceReferenceDate: row.lastReportAt),
-            lastHeartbeatAt: Self.date(row.lastHeartbeatAt))
+            lastHeartbeatAt: Self.date(row.lastHeartbeatAt),
+            episodeGroup: row.group == 0 ? nil : groups[Int(row.group) - 1],
+            episodeReason: row.reason == 0 ? nil : PermissionErrorType.allCases[Int(row.reason) - 1])
+    }
+
+    /// Calls `body` with every open episode's start, group and reason, without building the
+    /// schedules: what `/v1/stats` adds to the closed episodes.
+    func forEachOpenEpisode(_ body: (Date, String, PermissionErrorType?) -> Void) {
+        for row in rowOf.values {
+            let packed = rows[Int(row)]
+            guard !packed.episodeStartedAt.isNaN else { continue }
+            body(
+                Date(timeIntervalSinceReferenceDate: packed.episodeStartedAt),
+                packed.group == 0 ? Experiment.defaultGroup : groups[Int(packed.group) - 1],
+                packed.reason == 0 ? nil : PermissionErrorType.allCases[Int(packed.reason) - 1])
+        }
     }
 }

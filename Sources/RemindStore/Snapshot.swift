@@ -16,8 +16,8 @@ import RemindCore
 ///
 /// Tab-separated lines, because they parse several times faster than JSON objects:
 ///
-///     remindd-snapshot	3	<first log segment to replay>
-///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>
+///     remindd-snapshot	4	<first log segment to replay>
+///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>	<episode group|->	<episode reason|->
 ///     E	<sink,sink>	<event JSON>
 ///     X	<dead letter JSON>
 ///     END	<lines>	<checksum of every byte before this line>
@@ -25,7 +25,8 @@ import RemindCore
 /// The END line proves the file complete and its checksum that nothing in it changed since
 /// (format 1, from before the checksum, is still read). `errors` and `conditions` are the
 /// bit sets `PermissionErrorSet` and `ServiceConditions` in decimal. Formats 1 and 2 kept a
-/// reason instead and no conditions: their user lines are not read (`schedulesOutdated`), and
+/// reason instead and no conditions, format 3 no episode group: their user lines are not read
+/// (`schedulesOutdated`), and
 /// start-up reads the user files once instead. The files are replaced whole, so a
 /// file that fails either check is damaged, not half-written: start-up quarantines it and says
 /// so (`SnapshotDamage`).
@@ -55,7 +56,7 @@ struct Snapshot {
             bytes.append(contentsOf: checksum)
             bytes.append(UInt8(ascii: "\n"))
         }
-        append("\(Self.header)\t3\t\(segment)\n")
+        append("\(Self.header)\t4\t\(segment)\n")
         for schedule in schedules {
             append("U\t")
             append(schedule.userID.rawValue)
@@ -64,13 +65,15 @@ struct Snapshot {
             append("\t\(millis(schedule.episodeStartedAt))\t\(schedule.deliveredCount)\t")
             append("\(millis(schedule.lastDeliveredAt))\t\(schedule.isSuppressed ? 1 : 0)\t")
             append("\(millis(schedule.lastReportAt))\t\(millis(schedule.lastHeartbeatAt))\t")
-            append("\(schedule.conditions.rawValue)\n")
+            append("\(schedule.conditions.rawValue)\t")
+            append(schedule.episodeGroup ?? "-")
+            append("\t\(schedule.episodeReason?.rawValue ?? "-")\n")
         }
         end(schedules.count)
         let scheduleBytes = bytes
         bytes = []
         bytes.reserveCapacity(64 + events.count * 400)
-        append("\(Self.header)\t3\t\(segment)\n")
+        append("\(Self.header)\t4\t\(segment)\n")
         // Event lines carry a checksum each as well, so that from a damaged file the lines
         // that are still intact can be told from those that merely still decode.
         for (event, sinks) in events {
@@ -95,7 +98,7 @@ struct Snapshot {
             let segment = UInt64(String(decoding: headerFields[2], as: UTF8.self))
         else { throw SnapshotDamage("the first line is not a snapshot header") }
         let version = String(decoding: headerFields[1], as: UTF8.self)
-        guard version == "1" || version == "2" || version == "3" else {
+        guard ["1", "2", "3", "4"].contains(version) else {
             throw SnapshotDamage("unknown format \(version)")
         }
         let endFields = last.split(separator: UInt8(ascii: "\t"))
@@ -135,10 +138,10 @@ struct Snapshot {
             guard let line = version == "1" || sealed.first == UInt8(ascii: "U") ? sealed : Checksum.verified(sealed)
             else { throw SnapshotDamage("an event line fails its checksum") }
             let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
-            if fields.first?.elementsEqual("U".utf8) == true && version != "3" {
+            if fields.first?.elementsEqual("U".utf8) == true && version != "4" {
                 schedulesOutdated = true
             } else if fields.first?.elementsEqual("U".utf8) == true {
-                guard fields.count == 12, let userID = try? UserID(String(decoding: fields[1], as: UTF8.self)),
+                guard fields.count == 14, let userID = try? UserID(String(decoding: fields[1], as: UTF8.self)),
                     let start = millis(fields[5]), let count = Int(String(decoding: fields[6], as: UTF8.self)),
                     let lastDelivery = millis(fields[7]), let lastReport = millis(fields[9]),
                     let lastReportAt = lastReport, let heartbeat = millis(fields[10]),
@@ -146,6 +149,8 @@ struct Snapshot {
                     let conditions = UInt8(String(decoding: fields[11], as: UTF8.self))
                 else { throw SnapshotDamage("a user line is malformed") }
                 let zone = String(decoding: fields[4], as: UTF8.self)
+                let group = String(decoding: fields[12], as: UTF8.self)
+                let reason = PermissionErrorType(rawValue: String(decoding: fields[13], as: UTF8.self))
                 schedules.append(
                     UserSchedule(
                         userID: userID,
@@ -155,7 +160,7 @@ struct Snapshot {
                         timeZone: zone == "-" ? nil : zone,
                         episodeStartedAt: start, deliveredCount: count, lastDeliveredAt: lastDelivery,
                         isSuppressed: fields[8].first == UInt8(ascii: "1"), lastReportAt: lastReportAt,
-                        lastHeartbeatAt: heartbeat))
+                        lastHeartbeatAt: heartbeat, episodeGroup: group == "-" ? nil : group, episodeReason: reason))
             } else {
                 switch Self.outboxLine(fields) {
                 case .event(let event, let sinks): events.append((event, sinks))
@@ -203,6 +208,7 @@ extension Snapshot {
         let sealed =
             bytes.starts(with: Array("\(Snapshot.header)\t2\t".utf8))
             || bytes.starts(with: Array("\(Snapshot.header)\t3\t".utf8))
+            || bytes.starts(with: Array("\(Snapshot.header)\t4\t".utf8))
         for whole in bytes.split(separator: UInt8(ascii: "\n")) {
             if whole.starts(with: Snapshot.header.utf8) || whole.starts(with: "END\t".utf8) { continue }
             // In a file whose lines carry checksums, a line without a good one is not trusted

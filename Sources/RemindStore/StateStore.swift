@@ -51,8 +51,9 @@ public protocol StateStore: OutboxSource, PushDirectory {
     func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome
     /// The user's record; nil for an unknown user (or one whose stored state was unreadable).
     func record(_ userID: UserID) async throws -> UserRecord?
-    /// Forgets a user: their record and schedule go, nothing is emitted. False when unknown.
-    func delete(_ userID: UserID) async throws -> Bool
+    /// Forgets a user at `at`: their record and schedule go, nothing is emitted; an episode
+    /// open then ends `forgotten` in the outcomes (DESIGN §5). False when unknown.
+    func delete(_ userID: UserID, at: Date) async throws -> Bool
 
     /// The earliest wake-up of any user.
     func nextWakeAt() async -> Date?
@@ -62,6 +63,9 @@ public protocol StateStore: OutboxSource, PushDirectory {
     func pendingReminders(dueBefore: Date?, limit: Int) async -> [ScheduledReminder]
     /// The counts of `/v1/status` and the metrics.
     func statistics() async -> StoreStatistics
+    /// The outcomes of the episodes that opened in `[since, until)`, open ones included
+    /// (`/v1/stats`, DESIGN §5), answered from aggregates, not by reading every user.
+    func stats(since: Date, until: Date) async -> StatsReport
 
     /// Events still waiting for `sink`.
     func pendingEvents(for sink: String) async -> Int

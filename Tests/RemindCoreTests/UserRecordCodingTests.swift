@@ -53,10 +53,10 @@ struct UserRecordCodingTests {
         + #""permissions":{"location":"always","accuracy":"full","locationServices":false,"notifications":"denied","#
         + #""timeZone":null,"motion":"unknown"},"errors":["locationServicesTurnedOff","notificationsTurnedOff"]}],"#
         + #""episodes":[{"startedAt":"2026-11-10T08:00:00Z","closedAt":null,"suppressedCount":1,"suppressed":false,"#
-        + #""deliveries":[{"id":"u-42/1794297600/1","sequence":1,"dueAt":"2026-11-17T08:00:00Z","#
+        + #""group":"default","reason":null,"deliveries":[{"id":"u-42/1794297600/1","sequence":1,"dueAt":"2026-11-17T08:00:00Z","#
         + #""deliveredAt":"2026-11-17T08:00:00.012Z"}]},"#
         + #"{"startedAt":"2026-11-01T00:00:00Z","closedAt":"2026-11-02T00:00:00Z","suppressedCount":0,"#
-        + #""suppressed":false,"deliveries":[]}]}"#
+        + #""suppressed":false,"group":"default","reason":null,"deliveries":[]}]}"#
 
     /// The user file format is exactly these bytes: keys in order, compact, null for absent.
     @Test func handBuiltRecordEncodesToTheExpectedBytes() {

@@ -169,9 +169,9 @@ struct StateStoreTests {
         try await store!.checkpoint(snapshot: false)
         let path = await store!.userFilePath(userID)
         #expect(FileManager.default.fileExists(atPath: path))
-        #expect(try await store!.delete(userID))
+        #expect(try await store!.delete(userID, at: Fixtures.date("2026-12-01T00:00:00Z")))
         #expect(!FileManager.default.fileExists(atPath: path))
-        #expect(try await store!.delete(userID) == false)
+        #expect(try await store!.delete(userID, at: Fixtures.date("2026-12-01T00:00:00Z")) == false)
         #expect(await store!.nextWakeAt() == nil)
         await store!.close()
         store = nil
@@ -393,7 +393,7 @@ struct DamagedStateTests {
     /// A snapshot of an older format (1, before the checksum; 2, before the service conditions)
     /// is not refused: its user lines lack the conditions, so start-up reads the user files
     /// instead, quarantines nothing, and the counts are right.
-    @Test(arguments: ["1", "2"])
+    @Test(arguments: ["1", "2", "3"])
     func olderSnapshotFormatsFallBackToTheFiles(_ format: String) async throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
@@ -403,11 +403,16 @@ struct DamagedStateTests {
         await store.close()
         let path = fixture.directory + "/snapshot.tsv"
         var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-        lines[0] = lines[0].replacingOccurrences(of: "\t3\t", with: "\t\(format)\t")
-        // The user line as formats 1 and 2 wrote it: a reason, and no conditions.
+        lines[0] = lines[0].replacingOccurrences(of: "\t4\t", with: "\t\(format)\t")
+        // The user line as formats 1 and 2 wrote it (a reason, no conditions, no episode group
+        // and reason), or as format 3 did (no episode group and reason).
         var user = lines[1].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        user[2] = "locationNotAuthorizedAlways"
-        user.removeLast()
+        if format == "3" {
+            user.removeLast(2)
+        } else {
+            user[2] = "locationNotAuthorizedAlways"
+            user.removeLast(3)
+        }
         lines[1] = user.joined(separator: "\t")
         if format == "1" {
             lines[lines.count - 1] = lines[lines.count - 1].split(separator: "\t").prefix(2).joined(separator: "\t")

@@ -33,7 +33,7 @@ struct StatusCountsTests {
             let user = Fixtures.userID("u\(Int.random(in: 0..<40, using: &random))")
             switch Int.random(in: 0..<10, using: &random) {
             case 0:
-                if try await store.delete(user) { known.remove(user) }
+                if try await store.delete(user, at: Fixtures.date("2026-12-01T00:00:00Z")) { known.remove(user) }
             case 1, 2:
                 _ = try await store.fireDue(now: now, limit: 64)
             default:

@@ -19,6 +19,8 @@ public struct PolicyConfiguration: Sendable, Equatable {
     public var closedEpisodesKept: Int
     /// The services whose state each user's permissions decide (DESIGN §7), by name.
     public var services: [ServiceDefinition]
+    /// The holdout and copy variants (DESIGN §5).
+    public var experiment: Experiment
 
     public init(
         notification: LocationNotificationConfiguration = .init(),
@@ -29,8 +31,10 @@ public struct PolicyConfiguration: Sendable, Equatable {
         heartbeatIntervalSeconds: Int64? = nil,
         historyMaxEntries: Int = 1000,
         closedEpisodesKept: Int = 20,
-        services: [ServiceDefinition] = []
+        services: [ServiceDefinition] = [],
+        experiment: Experiment = Experiment()
     ) {
+        self.experiment = experiment
         self.services = services
         self.notification = notification
         self.catchUpSpreadSeconds = catchUpSpreadSeconds

@@ -89,12 +89,16 @@ public struct Delivery: Sendable, Equatable {
     public var dueAt: Date
     /// When the policy sent it: the next one of a recurring series is due a delay after this.
     public var deliveredAt: Date
+    /// Held out (the episode is in the experiment's holdout, DESIGN §5): recorded at its due
+    /// time so the series goes on exactly as if sent, but nothing was emitted.
+    public var heldOut: Bool
 
-    public init(id: String, sequence: Int, dueAt: Date, deliveredAt: Date) {
+    public init(id: String, sequence: Int, dueAt: Date, deliveredAt: Date, heldOut: Bool = false) {
         self.id = id
         self.sequence = sequence
         self.dueAt = dueAt
         self.deliveredAt = deliveredAt
+        self.heldOut = heldOut
     }
 }
 
@@ -108,11 +112,18 @@ public struct Episode: Sendable, Equatable {
     public var suppressedCount: Int
     /// The reminder now due was suppressed and waits for notifications to come back.
     public var isSuppressed: Bool
+    /// The experiment group it was assigned when it opened (DESIGN §5): `default`, a variant's
+    /// name, or `holdout`. Kept with the episode, so a configuration change never moves it.
+    public var group: String
+    /// The reason it opened with; nil for episodes stored before reasons were kept.
+    public var reason: PermissionErrorType?
 
     public init(
         startedAt: Date, closedAt: Date? = nil, deliveries: [Delivery] = [], suppressedCount: Int = 0,
-        isSuppressed: Bool = false
+        isSuppressed: Bool = false, group: String = Experiment.defaultGroup, reason: PermissionErrorType? = nil
     ) {
+        self.group = group
+        self.reason = reason
         self.startedAt = startedAt
         self.closedAt = closedAt
         self.deliveries = deliveries
@@ -121,4 +132,8 @@ public struct Episode: Sendable, Equatable {
     }
 
     public var isOpen: Bool { closedAt == nil }
+
+    /// Reminders that reached the sinks; held-out ones are not among them.
+    public var sent: [Delivery] { deliveries.filter { !$0.heldOut } }
+    public var heldOutCount: Int { deliveries.count { $0.heldOut } }
 }

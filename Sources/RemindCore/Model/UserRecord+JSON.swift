@@ -71,6 +71,8 @@ extension UserRecord {
             writer.member("closedAt", episode.closedAt.map(RFC3339.format))
             writer.member("suppressedCount", episode.suppressedCount)
             writer.member("suppressed", episode.isSuppressed)
+            writer.member("group", episode.group)
+            writer.member("reason", episode.reason?.rawValue)
             writer.key("deliveries")
             writer.beginArray()
             for delivery in episode.deliveries {
@@ -79,6 +81,7 @@ extension UserRecord {
                 writer.member("sequence", delivery.sequence)
                 writer.member("dueAt", RFC3339.format(delivery.dueAt))
                 writer.member("deliveredAt", RFC3339.format(delivery.deliveredAt))
+                if delivery.heldOut { writer.member("heldOut", true) }
                 writer.endObject()
             }
             writer.endArray()
@@ -220,12 +223,15 @@ extension UserRecord {
                 deliveries.append(
                     Delivery(
                         id: id, sequence: Int(sequence), dueAt: try Self.requiredDate(&delivery, "dueAt"),
-                        deliveredAt: try Self.requiredDate(&delivery, "deliveredAt")))
+                        deliveredAt: try Self.requiredDate(&delivery, "deliveredAt"),
+                        heldOut: try delivery.bool("heldOut") ?? false))
             }
             episodes.append(
                 Episode(
                     startedAt: startedAt, closedAt: closedAt, deliveries: deliveries,
-                    suppressedCount: Int(suppressedCount), isSuppressed: suppressed))
+                    suppressedCount: Int(suppressedCount), isSuppressed: suppressed,
+                    group: try episode.string("group") ?? Experiment.defaultGroup,
+                    reason: try episode.enumeration("reason", PermissionErrorType.self)))
         }
         guard !history.isEmpty else {
             throw ValidationError(field: "history", reason: "must not be empty")

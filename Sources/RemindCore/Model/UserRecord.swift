@@ -72,7 +72,7 @@ public struct UserRecord: Sendable, Equatable {
 
     public var lastDelivery: Delivery? {
         for episode in episodes {
-            if let last = episode.deliveries.last { return last }
+            if let last = episode.deliveries.last(where: { !$0.heldOut }) { return last }
         }
         return nil
     }

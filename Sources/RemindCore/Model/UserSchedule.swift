@@ -21,12 +21,19 @@ public struct UserSchedule: Sendable, Equatable {
     public var isSuppressed: Bool
     public var lastReportAt: Date
     public var lastHeartbeatAt: Date?
+    /// The open episode's experiment group and opening reason: what `/v1/stats` counts open
+    /// episodes by, without reading user files (DESIGN §5).
+    public var episodeGroup: String?
+    public var episodeReason: PermissionErrorType?
 
     public init(
         userID: UserID, errors: PermissionErrorSet, conditions: ServiceConditions = ServiceConditions(rawValue: 0),
         notificationsDeliverable: Bool, timeZone: String?, episodeStartedAt: Date?, deliveredCount: Int,
-        lastDeliveredAt: Date?, isSuppressed: Bool, lastReportAt: Date, lastHeartbeatAt: Date?
+        lastDeliveredAt: Date?, isSuppressed: Bool, lastReportAt: Date, lastHeartbeatAt: Date?,
+        episodeGroup: String? = nil, episodeReason: PermissionErrorType? = nil
     ) {
+        self.episodeGroup = episodeGroup
+        self.episodeReason = episodeReason
         self.userID = userID
         self.errors = errors
         self.conditions = conditions
@@ -56,6 +63,8 @@ extension UserRecord {
             lastDeliveredAt: open?.deliveries.last?.deliveredAt,
             isSuppressed: open?.isSuppressed ?? false,
             lastReportAt: lastReportAt,
-            lastHeartbeatAt: lastHeartbeatAt)
+            lastHeartbeatAt: lastHeartbeatAt,
+            episodeGroup: open?.group,
+            episodeReason: open?.reason)
     }
 }

@@ -7,9 +7,11 @@ public struct FireOutcome: Sendable, Equatable {
     public var events: [SinkEvent]
     /// A due reminder was suppressed because notifications are off (recorded once).
     public var suppressed: Bool
+    /// A due reminder of a holdout episode was recorded instead of sent.
+    public var heldOut: Bool = false
 
     /// Whether the record changed and must be stored.
-    public var changed: Bool { !events.isEmpty || suppressed }
+    public var changed: Bool { !events.isEmpty || suppressed || heldOut }
 }
 
 extension ReminderPolicy {
@@ -23,16 +25,28 @@ extension ReminderPolicy {
         var record = record
         var events: [SinkEvent] = []
         var suppressed = false
+        var heldOut = false
 
         if let wake = reminderWakeAt(record, daemonStartedAt: daemonStartedAt), wake <= now,
             let due = reminderDueAt(record)?.millisecondPrecision, let permissions = record.permissions,
             let reason = reason(permissions), var episode = record.openEpisode
         {
-            if permissions.notifications.isDeliverable {
+            if permissions.notifications.isDeliverable, episode.group == Experiment.holdoutGroup {
+                // Held out: counted and scheduled exactly like a delivery, never emitted, so the
+                // holdout measures what happens without reminders.
+                let sequence = episode.deliveries.count + 1
+                let id = SinkEvent.Reminder.id(
+                    userID: record.userID, episodeStartedAt: episode.startedAt, sequence: sequence)
+                episode.deliveries.append(
+                    Delivery(id: id, sequence: sequence, dueAt: due, deliveredAt: now, heldOut: true))
+                episode.isSuppressed = false
+                heldOut = true
+            } else if permissions.notifications.isDeliverable {
                 let sequence = episode.deliveries.count + 1
                 // The reason current now, not the one the episode opened with: the words must
-                // match what the user has to fix today.
-                let copy = configuration.notification.copy.resolve(reason: reason, locale: record.device.locale)
+                // match what the user has to fix today. The words are the episode's group's.
+                let copy = configuration.experiment.copy(for: episode.group, fallback: configuration.notification.copy)
+                    .resolve(reason: reason, locale: record.device.locale)
                 let reminder = SinkEvent.Reminder(
                     userID: record.userID,
                     title: copy.title,
@@ -69,6 +83,6 @@ extension ReminderPolicy {
                     SinkEvent.Heartbeat(
                         userID: record.userID, lastReportAt: record.lastReportAt, dueAt: boundary, createdAt: now)))
         }
-        return FireOutcome(record: record, events: events, suppressed: suppressed)
+        return FireOutcome(record: record, events: events, suppressed: suppressed, heldOut: heldOut)
     }
 }

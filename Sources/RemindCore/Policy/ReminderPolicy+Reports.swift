@@ -10,6 +10,19 @@ public struct ReportOutcome: Sendable, Equatable {
     /// Events to send: a withdraw when an episode with delivered reminders closed.
     public var events: [SinkEvent]
     public var transitions: [EpisodeTransition]
+    /// Episodes this report closed, for the outcomes log (DESIGN §5).
+    public var outcomes: [EpisodeOutcome]
+
+    public init(
+        record: UserRecord, changed: Bool, events: [SinkEvent], transitions: [EpisodeTransition],
+        outcomes: [EpisodeOutcome] = []
+    ) {
+        self.record = record
+        self.changed = changed
+        self.events = events
+        self.transitions = transitions
+        self.outcomes = outcomes
+    }
 }
 
 /// How a report moved the user's episodes, for logging and metrics.
@@ -69,7 +82,14 @@ extension ReminderPolicy {
         guard effect == .changed || record.episodes != episodesBefore else {
             return ReportOutcome(record: record, changed: deviceChanged, events: [], transitions: [])
         }
-        return ReportOutcome(record: record, changed: true, events: events, transitions: transitions)
+        let outcomes = transitions.compactMap { transition -> EpisodeOutcome? in
+            guard case .closed(let startedAt, let closedAt, _) = transition,
+                let episode = record.episodes.first(where: { $0.startedAt == startedAt && $0.closedAt == closedAt })
+            else { return nil }
+            return EpisodeOutcome(episode, of: record, outcome: .resolved, closedAt: closedAt)
+        }
+        return ReportOutcome(
+            record: record, changed: true, events: events, transitions: transitions, outcomes: outcomes)
     }
 
     /// Brings the stored episodes in line with what the history now says.
@@ -102,7 +122,11 @@ extension ReminderPolicy {
     }
 
     private func openEpisode(_ record: inout UserRecord, at start: Date, transitions: inout [EpisodeTransition]) {
-        record.episodes.insert(Episode(startedAt: start), at: 0)
+        // The group is drawn once, here, and kept: a later configuration change must not move
+        // an episode from one arm of the experiment to another.
+        let group = configuration.experiment.group(for: record.userID)
+        record.episodes.insert(
+            Episode(startedAt: start, group: group, reason: record.permissions.flatMap(reason)), at: 0)
         if record.episodes.count > configuration.closedEpisodesKept + 1 {
             record.episodes.removeLast(record.episodes.count - configuration.closedEpisodesKept - 1)
         }
@@ -118,12 +142,13 @@ extension ReminderPolicy {
         episode.isSuppressed = false
         record.episodes[0] = episode
         transitions.append(
-            .closed(startedAt: episode.startedAt, closedAt: episode.closedAt!, delivered: episode.deliveries.count))
-        if !episode.deliveries.isEmpty {
+            .closed(startedAt: episode.startedAt, closedAt: episode.closedAt!, delivered: episode.sent.count))
+        // Held-out reminders were never shown: nothing to withdraw.
+        if !episode.sent.isEmpty {
             events.append(
                 .withdraw(
                     SinkEvent.Withdraw(
-                        userID: record.userID, reminderIDs: episode.deliveries.map(\.id),
+                        userID: record.userID, reminderIDs: episode.sent.map(\.id),
                         episodeStartedAt: episode.startedAt, createdAt: now)))
         }
     }

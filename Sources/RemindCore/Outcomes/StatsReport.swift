@@ -1,0 +1,89 @@
+import Foundation
+
+/// The answer to `GET /v1/stats` (DESIGN §5): the episodes that opened in `[since, until)`, by
+/// experiment group and by reason, with resolution rates, their Wilson 95 % intervals, time to
+/// fix, and each group's uplift over the holdout.
+public struct StatsReport: Sendable, Equatable {
+    public struct Group: Sendable, Equatable {
+        public var group: String
+        public var episodes: Int
+        public var open: Int
+        public var resolved: Int
+        public var forgotten: Int
+        /// resolved / episodes; nil without episodes.
+        public var resolutionRate: Double?
+        public var resolutionRateCI95: ClosedRange<Double>?
+        public var timeToFixP50: Double?
+        public var timeToFixP90: Double?
+        /// Resolved episodes by reminders before the fix: 0, 1, 2, 3 or more.
+        public var resolvedAfterReminders: [Int]
+
+        public init(
+            group: String, episodes: Int = 0, open: Int = 0, resolved: Int = 0, forgotten: Int = 0,
+            resolutionRate: Double? = nil, resolutionRateCI95: ClosedRange<Double>? = nil, timeToFixP50: Double? = nil,
+            timeToFixP90: Double? = nil, resolvedAfterReminders: [Int] = [0, 0, 0, 0]
+        ) {
+            self.group = group
+            self.episodes = episodes
+            self.open = open
+            self.resolved = resolved
+            self.forgotten = forgotten
+            self.resolutionRate = resolutionRate
+            self.resolutionRateCI95 = resolutionRateCI95
+            self.timeToFixP50 = timeToFixP50
+            self.timeToFixP90 = timeToFixP90
+            self.resolvedAfterReminders = resolvedAfterReminders
+        }
+    }
+
+    public struct Reason: Sendable, Equatable {
+        public var reason: String
+        public var episodes: Int
+        public var resolved: Int
+
+        public init(reason: String, episodes: Int, resolved: Int) {
+            self.reason = reason
+            self.episodes = episodes
+            self.resolved = resolved
+        }
+    }
+
+    public var since: Date
+    public var until: Date
+    /// `default` first, then the variants by name, `holdout` last.
+    public var groups: [Group]
+    public var byReason: [Reason]
+    /// Each group's resolution rate minus the holdout's; empty without a holdout.
+    public var upliftVsHoldout: [(group: String, uplift: Double)]
+
+    public init(
+        since: Date, until: Date, groups: [Group], byReason: [Reason],
+        upliftVsHoldout: [(group: String, uplift: Double)]
+    ) {
+        self.since = since
+        self.until = until
+        self.groups = groups
+        self.byReason = byReason
+        self.upliftVsHoldout = upliftVsHoldout
+    }
+
+    public static func == (lhs: StatsReport, rhs: StatsReport) -> Bool {
+        lhs.since == rhs.since && lhs.until == rhs.until && lhs.groups == rhs.groups && lhs.byReason == rhs.byReason
+            && lhs.upliftVsHoldout.map(\.group) == rhs.upliftVsHoldout.map(\.group)
+            && lhs.upliftVsHoldout.map(\.uplift) == rhs.upliftVsHoldout.map(\.uplift)
+    }
+
+    /// The Wilson score interval for `successes` of `trials` at 95 % (z = 1.959964): unlike the
+    /// normal approximation it stays inside [0, 1] and is honest for small counts and rates
+    /// near 0 or 1.
+    public static func wilson(successes: Int, trials: Int, z: Double = 1.959_964) -> ClosedRange<Double>? {
+        guard trials > 0 else { return nil }
+        let n = Double(trials)
+        let p = Double(successes) / n
+        let z2 = z * z
+        let denominator = 1 + z2 / n
+        let center = (p + z2 / (2 * n)) / denominator
+        let half = z * (p * (1 - p) / n + z2 / (4 * n * n)).squareRoot() / denominator
+        return max(0, center - half)...min(1, center + half)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import RemindCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The outcomes log of DESIGN §5: `<stateDirectory>/outcomes/outcomes-YYYY-MM.jsonl`, one JSON
+/// line per closed episode, by the month (UTC) it closed in — the export a data team loads.
+///
+/// A closed episode is first durable in the write-ahead log, in the same line as the report
+/// (or delete) that closed it; checkpoints append it here and `fsync` before the log segment
+/// that holds it may go. A crash between the two appends it again at replay: `load` keeps the
+/// last lines of each file so that `Recovery`'s replayed outcomes already here are skipped
+/// (an episode closes once, so its user, start and close name it). A line torn by a crash
+/// mid-append is cut off; the log still holds it.
+struct OutcomeLog: Sendable {
+    static let directoryName = "outcomes"
+
+    let directory: String
+
+    init(stateDirectory: String) throws(StoreError) {
+        directory = stateDirectory + "/" + Self.directoryName
+        try FileIO.makeDirectories(directory)
+    }
+
+    /// Appends `outcomes` in order, one write and one `fsync` per file touched.
+    func append(_ outcomes: [EpisodeOutcome]) throws(StoreError) {
+        var byFile: [String: [UInt8]] = [:]
+        var order: [String] = []
+        for outcome in outcomes {
+            let name = outcome.fileName
+            if byFile[name] == nil { order.append(name) }
+            byFile[name, default: []] += outcome.jsonBytes + [UInt8(ascii: "\n")]
+        }
+        for name in order {
+            let path = directory + "/" + name
+            let created = !FileIO.exists(path)
+            let fd = try FileIO.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC)
+            defer { close(fd) }
+            try FileIO.writeAll(fd, byFile[name]!, path: path)
+            guard fsync(fd) == 0 else { throw .io("fsync", path) }
+            if created { try FileIO.fsyncDirectory(directory) }
+        }
+    }
+
+    /// Adds every outcome in the files to `statistics`, oldest month first, and returns the last
+    /// `tail[file]` outcomes of each file named in `tail`. A torn last line is cut off the file;
+    /// any other line that does not decode is reported and skipped.
+    func load(
+        into statistics: inout OutcomeStatistics, tail: [String: Int], notice: (StoreNotice) -> Void
+    ) throws(StoreError) -> [String: [EpisodeOutcome]] {
+        var tails: [String: [EpisodeOutcome]] = [:]
+        let names = FileIO.list(directory).filter { $0.hasPrefix("outcomes-") && $0.hasSuffix(".jsonl") }.sorted()
+        for name in names {
+            let path = directory + "/" + name
+            guard let bytes = try FileIO.read(path) else { continue }
+            var end = bytes.endIndex
+            if let last = bytes.last, last != UInt8(ascii: "\n") {
+                // Torn by a crash mid-append: the write-ahead log still has it.
+                end = (bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? bytes.startIndex
+                guard truncate(path, off_t(end)) == 0 else { throw .io("truncate", path) }
+            }
+            let keep = tail[name] ?? 0
+            var kept: [EpisodeOutcome] = []
+            var damaged = 0
+            for line in bytes[..<end].split(separator: UInt8(ascii: "\n")) {
+                guard let outcome = try? EpisodeOutcome(json: line) else {
+                    damaged += 1
+                    continue
+                }
+                statistics.add(outcome)
+                if keep > 0 {
+                    kept.append(outcome)
+                    if kept.count > keep { kept.removeFirst(kept.count - keep) }
+                }
+            }
+            if damaged > 0 {
+                notice(
+                    .damagedFile(
+                        path: path, movedTo: path, reason: "\(damaged) line(s) that are not outcomes",
+                        consequence: "skipped them and counted every other line; the file stays in place"))
+            }
+            if keep > 0 { tails[name] = kept }
+        }
+        return tails
+    }
+}
