@@ -11,6 +11,9 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 # The TLS tests make a CA and certificates and talk TLS with the openssl CLI.
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# The alerting rules and a live /metrics are checked with promtool, which Debian's
+# prometheus package carries.
+command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 # The API fuzzer (scripts/fuzz-api.sh) installs schemathesis into a venv of its own.
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv)
 for extra in "$@"; do
@@ -27,7 +30,7 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 install() {
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
-        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
+        $SUDO env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -q --no-install-recommends "${need[@]}"
 }
 echo "remindd: installing ${need[*]}" >&2
 install || { echo "remindd: apt-get failed, retrying once" >&2; sleep 5; install; }

@@ -4,6 +4,7 @@ public enum APIPaths {
     public static let users = "/v1/users"
     public static let reminders = "/v1/reminders"
     public static let status = "/v1/status"
+    public static let stats = "/v1/stats"
     public static let reload = "/v1/reload"
     public static let config = "/v1/config"
     public static let deadLetters = "/v1/dead-letters"

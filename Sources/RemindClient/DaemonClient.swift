@@ -47,6 +47,16 @@ public struct DaemonClient: Sendable {
         return try exchange("GET", APIPaths.reminders + query, decode: PendingReminder.list(json:))
     }
 
+    /// `GET /v1/stats` for the episodes that opened in `[since, until)` (the daemon's defaults
+    /// for what is nil: the last 30 days).
+    public func stats(since: Date? = nil, until: Date? = nil) throws(DaemonClientError) -> Answer<StatsReport> {
+        var parameters: [String] = []
+        if let since { parameters.append("since=\(APIPaths.percentEncode(RFC3339.format(since)))") }
+        if let until { parameters.append("until=\(APIPaths.percentEncode(RFC3339.format(until)))") }
+        let query = parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&")
+        return try exchange("GET", APIPaths.stats + query, decode: StatsReport.init(json:))
+    }
+
     public func report(_ userID: String, _ report: ReportRequest) throws(DaemonClientError) -> Answer<UserStatus> {
         try exchange("POST", APIPaths.reports(userID), body: report.jsonBytes, decode: UserStatus.init(json:))
     }

@@ -111,3 +111,25 @@ extension APIResponder {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
     }
 }
+
+extension APIResponder {
+    /// `GET /v1/stats?since=T&until=T` (DESIGN §5): the episodes that opened in `[since, until)`,
+    /// by default the last 30 days.
+    func getStats(_ request: Request) async throws -> Response {
+        let now = runtime.wallClock()
+        func parameter(_ name: String) throws(ValidationError) -> Date? {
+            guard let text = request.uri.queryParameters[Substring(name)] else { return nil }
+            guard let date = RFC3339.parse(String(text)) else {
+                throw ValidationError(field: name, reason: "must be an RFC 3339 timestamp such as 2026-11-01T00:00:00Z")
+            }
+            return date
+        }
+        let until = try parameter("until") ?? now
+        let since = try parameter("since") ?? until.addingTimeInterval(-30 * 86_400)
+        guard since < until else {
+            throw ValidationError(field: "since", reason: "must be before until (\(RFC3339.format(until)))")
+        }
+        let report = await runtime.store.stats(since: since, until: until)
+        return HTTPResponses.json(report.jsonBytes)
+    }
+}

@@ -23,6 +23,9 @@ extension APIResponder {
         }
         let outcome = try await runtime.store.report(report, for: userID, receivedAt: receivedAt)
         runtime.metrics.recordReport(changed: outcome.changed)
+        let opened = outcome.transitions.contains { if case .opened = $0 { true } else { false } }
+        runtime.metrics.recordEpisodes(
+            opened: opened ? outcome.record.openEpisode.map { [$0.group] } ?? [] : [], closed: outcome.outcomes)
         log(outcome.transitions, userID: userID)
         let policy = await runtime.store.policy
         guard let status = UserStatus(record: outcome.record, policy: policy, daemonStartedAt: runtime.startedAt) else {
@@ -63,8 +66,15 @@ extension APIResponder {
     }
 
     func deleteUser(_ userID: UserID) async throws -> Response {
-        guard try await runtime.store.delete(userID, at: runtime.wallClock()) else {
+        // Read first for the metric only: the store itself records the forgotten episode.
+        let before = try await runtime.store.record(userID)
+        let now = runtime.wallClock()
+        guard try await runtime.store.delete(userID, at: now) else {
             return HTTPResponses.notFound("no user \(userID)")
+        }
+        if let before, let open = before.openEpisode {
+            runtime.metrics.recordEpisodes(
+                opened: [], closed: [EpisodeOutcome(open, of: before, outcome: .forgotten, closedAt: now)])
         }
         runtime.logger.info("user forgotten", metadata: ["REMINDD_USER_ID": .string(userID.rawValue)])
         return Response(status: .noContent)

@@ -55,6 +55,9 @@ public struct APIResponder: HTTPResponder {
         case ("v1", "reminders") where segments.count == 2:
             guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
             return try await getReminders(request)
+        case ("v1", "stats") where segments.count == 2:
+            guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
+            return try await getStats(request)
         case ("v1", "status") where segments.count == 2:
             guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
             return await getStatus()

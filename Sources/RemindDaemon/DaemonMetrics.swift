@@ -41,6 +41,10 @@ public final class DaemonMetrics: Sendable {
         "remindd_dead_letters": "Events given up on, waiting for a replay.",
         "remindd_sink_outbox_depth": "Events waiting for the sink.",
         SinkStatistics.Label.delivered: "Events delivered by the sink.",
+        "remindd_episodes_opened_total": "Episodes opened (a reminded permission missing), by experiment group.",
+        "remindd_episodes_closed_total":
+            "Episodes closed, by experiment group, outcome (resolved, forgotten) and reminders before (0, 1, 2, 3+).",
+        "remindd_time_to_fix_seconds": "From an episode's start to the report that resolved it, by experiment group.",
         SinkStatistics.Label.skipped:
             "Events the sink decided were not for it (a push sink and a user without a live device).",
         PushMetrics.label:
@@ -86,6 +90,34 @@ public final class DaemonMetrics: Sendable {
     func recordReport(changed: Bool) {
         reports.increment()
         if changed { changes.increment() }
+    }
+
+    /// Time-to-fix buckets: an hour, six, a day, three, a week, two, thirty days.
+    static let timeToFixBuckets: [Double] = [3_600, 21_600, 86_400, 259_200, 604_800, 1_209_600, 2_592_000]
+
+    /// `remindd_episodes_opened_total{group}` and, for what a report or delete closed,
+    /// `remindd_episodes_closed_total{group,outcome,reminders}` and `remindd_time_to_fix_seconds`
+    /// (DESIGN §5).
+    func recordEpisodes(opened groups: [String], closed outcomes: [EpisodeOutcome]) {
+        for group in groups {
+            registry.makeCounter(
+                name: "remindd_episodes_opened_total", labels: [("group", group)],
+                help: Self.help["remindd_episodes_opened_total"]!
+            ).increment()
+        }
+        for outcome in outcomes {
+            let reminders = outcome.reminders >= 3 ? "3+" : String(outcome.reminders)
+            registry.makeCounter(
+                name: "remindd_episodes_closed_total",
+                labels: [("group", outcome.group), ("outcome", outcome.outcome.rawValue), ("reminders", reminders)],
+                help: Self.help["remindd_episodes_closed_total"]!
+            ).increment()
+            guard outcome.outcome == .resolved else { continue }
+            registry.makeValueHistogram(
+                name: "remindd_time_to_fix_seconds", labels: [("group", outcome.group)],
+                buckets: Self.timeToFixBuckets, help: Self.help["remindd_time_to_fix_seconds"]!
+            ).record(outcome.timeToFix)
+        }
     }
 
     func recordRejectedReport() {

@@ -1,0 +1,128 @@
+import Foundation
+import RemindCore
+
+/// `GET /v1/stats` on the wire (DESIGN §5): the daemon writes it, `remindctl stats` reads it.
+///
+/// ```json
+/// {"since":"…","until":"…",
+///  "groups":[{"group":"default","episodes":1200,"open":300,"resolved":600,"forgotten":0,
+///             "resolutionRate":0.5,"resolutionRateCI95":[0.47,0.53],
+///             "timeToFixSeconds":{"p50":86400,"p90":604800},
+///             "resolvedAfterReminders":{"0":200,"1":300,"2":80,"3+":20}}],
+///  "byReason":{"locationNotAuthorizedAlways":{"episodes":1100,"resolved":560}},
+///  "upliftVsHoldout":{"default":0.12}}
+/// ```
+extension StatsReport {
+    static let reminderBuckets = ["0", "1", "2", "3+"]
+
+    public var jsonBytes: [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 1024)
+        writer.beginObject()
+        writer.member("since", RFC3339.format(since))
+        writer.member("until", RFC3339.format(until))
+        writer.key("groups")
+        writer.beginArray()
+        for group in groups {
+            writer.beginObject()
+            writer.member("group", group.group)
+            writer.member("episodes", group.episodes)
+            writer.member("open", group.open)
+            writer.member("resolved", group.resolved)
+            writer.member("forgotten", group.forgotten)
+            writer.key("resolutionRate")
+            writer.value(group.resolutionRate.map(Self.rounded) ?? .null)
+            writer.key("resolutionRateCI95")
+            writer.value(
+                group.resolutionRateCI95.map { .array([Self.rounded($0.lowerBound), Self.rounded($0.upperBound)]) }
+                    ?? .null)
+            writer.key("timeToFixSeconds")
+            writer.beginObject()
+            writer.key("p50")
+            writer.value(group.timeToFixP50.map { .double($0.rounded()) } ?? .null)
+            writer.key("p90")
+            writer.value(group.timeToFixP90.map { .double($0.rounded()) } ?? .null)
+            writer.endObject()
+            writer.key("resolvedAfterReminders")
+            writer.beginObject()
+            for (index, name) in Self.reminderBuckets.enumerated() {
+                writer.member(name, group.resolvedAfterReminders[index])
+            }
+            writer.endObject()
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("byReason")
+        writer.beginObject()
+        for reason in byReason {
+            writer.key(reason.reason)
+            writer.beginObject()
+            writer.member("episodes", reason.episodes)
+            writer.member("resolved", reason.resolved)
+            writer.endObject()
+        }
+        writer.endObject()
+        writer.key("upliftVsHoldout")
+        writer.beginObject()
+        for (group, uplift) in upliftVsHoldout {
+            writer.key(group)
+            writer.value(Self.rounded(uplift))
+        }
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// Rates to 4 decimal places: more would only show noise.
+    private static func rounded(_ value: Double) -> JSONValue { .double((value * 10_000).rounded() / 10_000) }
+
+    /// Reads the daemon's answer (the client's side).
+    public init(json: JSONValue) throws(ValidationError) {
+        var reader = try AnswerReader(json)
+        let since = try reader.date("since")
+        let until = try reader.date("until")
+        var groups: [Group] = []
+        for (value, path) in try reader.array("groups", { value, path in (value, path) }) {
+            var group = try AnswerReader(value, path: path)
+            var times = try group.object("timeToFixSeconds")
+            var after = try group.object("resolvedAfterReminders")
+            var ci: ClosedRange<Double>?
+            if case .array(let bounds)? = group.optionalValue("resolutionRateCI95"), bounds.count == 2,
+                let low = bounds[0].number, let high = bounds[1].number, low <= high
+            {
+                ci = low...high
+            }
+            groups.append(
+                Group(
+                    group: try group.string("group"), episodes: try group.int("episodes"), open: try group.int("open"),
+                    resolved: try group.int("resolved"), forgotten: try group.int("forgotten"),
+                    resolutionRate: group.optionalValue("resolutionRate")?.number, resolutionRateCI95: ci,
+                    timeToFixP50: times.optionalValue("p50")?.number, timeToFixP90: times.optionalValue("p90")?.number,
+                    resolvedAfterReminders: try Self.reminderBuckets.map { name throws(ValidationError) in
+                        try after.int(name)
+                    }))
+        }
+        var reasons: [Reason] = []
+        if case .object(let object)? = reader.optionalValue("byReason") {
+            for (name, value) in object.members {
+                var reason = try AnswerReader(value)
+                reasons.append(
+                    Reason(reason: name, episodes: try reason.int("episodes"), resolved: try reason.int("resolved")))
+            }
+        }
+        var uplift: [(group: String, uplift: Double)] = []
+        if case .object(let object)? = reader.optionalValue("upliftVsHoldout") {
+            for (name, value) in object.members { if let number = value.number { uplift.append((name, number)) } }
+        }
+        self.init(since: since, until: until, groups: groups, byReason: reasons, upliftVsHoldout: uplift)
+    }
+}
+
+extension JSONValue {
+    fileprivate var number: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import RemindClient
+import RemindCore
+
+/// `remindctl stats`: did the reminders work, per experiment group (DESIGN §5), as a table a
+/// product manager can read.
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Show whether reminders make users fix their settings, per group and reason.",
+        discussion: """
+            Counts the episodes (stretches without the access reminded of) that opened in the \
+            window: how many were resolved, the resolution rate with its 95 % interval, the time \
+            to fix, after how many reminders, and each group's uplift over the holdout. Open \
+            episodes count as not resolved.
+
+            --since and --until take an RFC 3339 timestamp or a span back from now (30d, 12h).
+
+            Examples:
+              remindctl stats
+              remindctl stats --since 90d
+              remindctl stats --since 2026-11-01T00:00:00Z --until 2026-12-01T00:00:00Z
+              remindctl --json stats --since 7d
+            """)
+
+    @OptionGroup(title: "Global Options")
+    var options: GlobalOptions
+
+    @Option(help: ArgumentHelp("Episodes that opened at or after this time (default: 30d).", valueName: "time"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("Episodes that opened before this time (default: now).", valueName: "time"))
+    var until: String?
+
+    /// A timestamp, or a span back from `now` (`30d` is 30 days ago).
+    static func instant(_ text: String, now: Date) -> Date? {
+        if let date = RFC3339.parse(text) { return date }
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
+        guard let unit = text.last.flatMap({ units[$0] }), let count = Int(text.dropLast()), count >= 0 else {
+            return nil
+        }
+        return now.addingTimeInterval(-Double(count) * unit)
+    }
+
+    func validate() throws {
+        let now = Date()
+        for (flag, value) in [("--since", since), ("--until", until)] {
+            if let value, Self.instant(value, now: now) == nil {
+                throw ValidationError("\(flag) must be an RFC 3339 timestamp or a span such as 30d, got \"\(value)\"")
+            }
+        }
+    }
+
+    func run() throws {
+        let session = try options.session()
+        let now = Date()
+        let sinceDate = since.flatMap { Self.instant($0, now: now) }
+        let untilDate = until.flatMap { Self.instant($0, now: now) }
+        guard
+            let report = try session.call({ client throws(DaemonClientError) in
+                try client.stats(since: sinceDate, until: untilDate)
+            })
+        else { return }
+        let terminal = session.terminal
+        let time = session.time
+        terminal.line("Episodes that opened from \(time.both(report.since)) to \(time.both(report.until))")
+        guard !report.groups.isEmpty else {
+            terminal.line("No episodes in this window.")
+            return
+        }
+        terminal.line("")
+        var table = Table(
+            header: [
+                "GROUP", "EPISODES", "RESOLVED", "OPEN", "FORGOTTEN", "RATE", "95% CI", "FIX p50", "FIX p90",
+                "AFTER 0/1/2/3+", "UPLIFT",
+            ],
+            rightAligned: [1, 2, 3, 4, 5, 8, 9])
+        let uplift = Dictionary(report.upliftVsHoldout.map { ($0.group, $0.uplift) }, uniquingKeysWith: { $1 })
+        for group in report.groups {
+            table.append([
+                group.group, "\(group.episodes)", "\(group.resolved)", "\(group.open)", "\(group.forgotten)",
+                group.resolutionRate.map(Self.percent) ?? "—",
+                group.resolutionRateCI95.map { "\(Self.percent($0.lowerBound))–\(Self.percent($0.upperBound))" } ?? "—",
+                group.timeToFixP50.map(Self.duration) ?? "—", group.timeToFixP90.map(Self.duration) ?? "—",
+                group.resolvedAfterReminders.map(String.init).joined(separator: "/"),
+                uplift[group.group].map { ($0 >= 0 ? "+" : "") + Self.points($0) } ?? "—",
+            ])
+        }
+        table.print(terminal)
+        if !report.byReason.isEmpty {
+            terminal.line("")
+            var reasons = Table(header: ["REASON", "EPISODES", "RESOLVED"], rightAligned: [1, 2])
+            for reason in report.byReason {
+                reasons.append([reason.reason, "\(reason.episodes)", "\(reason.resolved)"])
+            }
+            reasons.print(terminal)
+        }
+    }
+
+    static func percent(_ rate: Double) -> String { String(format: "%.1f%%", rate * 100) }
+    /// Percentage points: an uplift of 0.12 is 12 points, not 12 %.
+    static func points(_ difference: Double) -> String { String(format: "%.1f pts", difference * 100) }
+
+    /// `3d 4h`, `5h 12m`, `42m`, `30s`.
+    static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded())
+        let days = total / 86_400
+        let hours = total % 86_400 / 3_600
+        let minutes = total % 3_600 / 60
+        if days > 0 { return hours > 0 ? "\(days)d \(hours)h" : "\(days)d" }
+        if hours > 0 { return minutes > 0 ? "\(hours)h \(minutes)m" : "\(hours)h" }
+        if minutes > 0 { return "\(minutes)m" }
+        return "\(total)s"
+    }
+}
