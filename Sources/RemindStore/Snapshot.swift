@@ -105,14 +105,15 @@ struct Snapshot {
         guard endFields.count == (version == "1" ? 2 : 3), endFields[0].elementsEqual("END".utf8),
             let count = Int(String(decoding: endFields[1], as: UTF8.self))
         else { throw SnapshotDamage("the END line is missing or malformed") }
-        guard lines.count == count + 2 else {
-            throw SnapshotDamage("the END line counts \(count) lines, the file has \(lines.count - 2)")
-        }
+        // The checksum first: it names any damage, including damage that merges or splits lines.
         if version != "1" {
             let computed = Checksum.of(bytes[..<last.startIndex])
             guard Checksum.parse(endFields[2]) == computed else {
                 throw SnapshotDamage("checksum mismatch (the file changed after it was written)")
             }
+        }
+        guard lines.count == count + 2 else {
+            throw SnapshotDamage("the END line counts \(count) lines, the file has \(lines.count - 2)")
         }
 
         func millis(_ field: ArraySlice<UInt8>) -> Date?? {

@@ -24,8 +24,10 @@ struct UserStatusView {
         table.append(["errors", status.errors.isEmpty ? "none" : status.errors.map(\.rawValue).joined(separator: ", ")])
         if let episode = status.episode {
             table.append(["episode since", time.both(episode.startedAt)])
+            let heldOut = episode.remindersHeldOut > 0 ? ", \(episode.remindersHeldOut) held out" : ""
             table.append([
-                "reminders", "\(episode.remindersDelivered) delivered, \(episode.remindersSuppressed) suppressed",
+                "reminders",
+                "\(episode.remindersDelivered) delivered, \(episode.remindersSuppressed) suppressed\(heldOut)",
             ])
         } else {
             table.append(["episode", "none"])
@@ -33,8 +35,11 @@ struct UserStatusView {
         table.append(["next reminder", time.both(status.nextReminderAt, otherwise: "none")])
         table.append(["last reminder", time.both(status.lastReminderAt, otherwise: "never")])
         table.append(["reports", "\(status.reportCount), the last \(time.both(status.lastReportAt))"])
-        table.append(["locale", status.locale ?? "unknown"])
         table.append(["push", Self.push(status.push, time: time)])
+        if let group = status.group {
+            // The holdout gets no reminders by design (DESIGN §5): say so, or it looks broken.
+            table.append(["group", group == "holdout" ? "holdout (no reminders are sent)" : group])
+        }
         let alwaysAccess = status.alwaysAccess
         table.print(terminal) { row, column, text in
             guard column == 1 else { return terminal.style(text, .dim) }

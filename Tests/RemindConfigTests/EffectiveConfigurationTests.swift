@@ -17,7 +17,8 @@ struct EffectiveConfigurationTests {
             + #""heartbeat":{"intervalSeconds":null},"history":{"maxEntries":1000},"#
             + #""sinks":[{"type":"journal","name":"journal","#
             + #""retry":{"initialBackoffSeconds":1,"maxBackoffSeconds":3600,"maxAttempts":12},"#
-            + #""rateLimit":{"ratePerSecond":null,"burst":null}}],"services":{}}"#
+            + #""rateLimit":{"ratePerSecond":null,"burst":null}}],"services":{},"#
+            + #""experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[]}}"#
         #expect(try parse("{}").json.serialized == expected)
     }
 

@@ -18,7 +18,10 @@ struct ExperimentConfigurationTests {
         #expect(copy.resolve(reason: .locationServicesTurnedOff, locale: "en").body == "Turn on Location Services")
         // The effective configuration writes it back with every key.
         let effective = configuration.json.serialized
-        #expect(effective.contains(#""experiment":{"holdoutPercent":10,"defaultWeight":2,"variants":[{"name":"mileage","weight":1,"notificationTitle":"Log every mile""#))
+        #expect(
+            effective.contains(
+                #""experiment":{"holdoutPercent":10,"defaultWeight":2,"variants":[{"name":"mileage","weight":1,"notificationTitle":"Log every mile""#
+            ))
     }
 
     @Test(arguments: [

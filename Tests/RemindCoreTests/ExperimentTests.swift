@@ -21,7 +21,8 @@ struct ExperimentTests {
         let users = Self.users(10_000)
         let copy = CopySet(notificationTitle: "t")
         let experiment = Experiment(
-            defaultWeight: 1, variants: [.init(name: "mileage", weight: 3, copy: copy), .init(name: "off", weight: 0, copy: copy)])
+            defaultWeight: 1,
+            variants: [.init(name: "mileage", weight: 3, copy: copy), .init(name: "off", weight: 0, copy: copy)])
         let groups = users.map(experiment.group(for:))
         let mileage = groups.count { $0 == "mileage" }
         #expect((7_200...7_800).contains(mileage), "\(mileage)")
@@ -75,7 +76,8 @@ struct ExperimentTests {
             var harness = PolicyHarness(configuration)
             harness.report(
                 PermissionReport(
-                    location: .whileInUse, locationServices: services, observedAt: Fixtures.date("2026-11-15T10:00:00Z"),
+                    location: .whileInUse, locationServices: services,
+                    observedAt: Fixtures.date("2026-11-15T10:00:00Z"),
                     locale: locale))
             harness.run(until: Fixtures.date("2026-11-15T10:05:00Z"))
             #expect(harness.reminders.map(\.title) == [title], "\(locale)")
@@ -130,10 +132,12 @@ struct ExperimentTests {
         var statistics = OutcomeStatistics()
         let fixes: [Double] = [60, 120, 180, 240, 300, 360, 420, 480, 540, 600]
         for (index, seconds) in fixes.enumerated() {
-            statistics.add(Self.outcome(index, started: "2026-11-10T00:00:00Z", fixedAfter: seconds, reminders: index % 4))
+            statistics.add(
+                Self.outcome(index, started: "2026-11-10T00:00:00Z", fixedAfter: seconds, reminders: index % 4))
         }
         statistics.add(Self.outcome(50, started: "2026-11-10T00:00:00Z", fixedAfter: 10, forgotten: true))
-        statistics.add(Self.outcome(51, group: "holdout", started: "2026-11-10T00:00:00Z", fixedAfter: 99, reminders: 0))
+        statistics.add(
+            Self.outcome(51, group: "holdout", started: "2026-11-10T00:00:00Z", fixedAfter: 99, reminders: 0))
         // On the window's edges: `since` is in, `until` is out.
         statistics.add(Self.outcome(60, started: "2026-11-01T00:00:00Z", fixedAfter: 1))
         statistics.add(Self.outcome(61, started: "2026-12-01T00:00:00Z", fixedAfter: 1))
@@ -176,7 +180,8 @@ struct ExperimentTests {
             statistics.add(Self.outcome(index, started: "2026-11-10T00:00:00Z", fixedAfter: seconds))
         }
         let report = statistics.report(
-            since: Fixtures.date("2026-11-01T00:00:00Z"), until: Fixtures.date("2026-12-01T00:00:00Z")) { _ in }
+            since: Fixtures.date("2026-11-01T00:00:00Z"), until: Fixtures.date("2026-12-01T00:00:00Z")
+        ) { _ in }
         fixes.sort()
         let p50 = fixes[25_000 - 1]
         let p90 = fixes[45_000 - 1]

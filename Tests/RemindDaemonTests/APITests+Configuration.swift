@@ -24,7 +24,8 @@ extension APITests {
                                  "maxRemindersPerEpisode":null},
                      "heartbeat":{"intervalSeconds":null},
                      "history":{"maxEntries":1000},
-                     "sinks":[],"services":{}}
+                     "sinks":[],"services":{},
+                     "experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[]}}
                     """)
         }
     }

@@ -18,9 +18,9 @@ struct APITests {
                         "notifications":"authorized","observedAt":"2026-11-15T10:00:00Z","timeZone":"Europe/Berlin",
                         "motion":"unknown"},
          "errors":["locationNotAuthorizedAlways"],"alwaysAccess":false,
-         "episode":{"startedAt":"2026-11-15T10:00:00Z","remindersDelivered":0,"remindersSuppressed":0},
+         "episode":{"startedAt":"2026-11-15T10:00:00Z","remindersDelivered":0,"remindersSuppressed":0,"remindersHeldOut":0},
          "nextReminderAt":"2026-11-22T10:00:00Z","lastReminderAt":null,
-         "reportCount":1,"lastReportAt":"2026-11-15T10:00:00Z","locale":null,"push":null,"services":{}}
+         "reportCount":1,"lastReportAt":"2026-11-15T10:00:00Z","locale":null,"push":null,"services":{},"group":"default"}
         """
 
     /// A report answers 200 with the user status, every key of DESIGN §3 and nothing else.
@@ -50,7 +50,7 @@ struct APITests {
                                     "motion":"unknown"},
                      "errors":[],"alwaysAccess":true,"episode":null,"nextReminderAt":null,"lastReminderAt":null,
                      "reportCount":1,"lastReportAt":"2026-11-15T10:00:01.250Z","locale":null,"push":null,
-                     "services":{}}
+                     "services":{},"group":null}
                     """)
         }
     }

@@ -19,6 +19,7 @@ struct OpenAPIDocumentTests {
         Route("/v1/users/{userID}/reports", "POST"), Route("/v1/users/{userID}", "GET"),
         Route("/v1/users/{userID}", "DELETE"), Route("/v1/users/{userID}/history", "GET"),
         Route("/v1/users/{userID}/explain", "GET"), Route("/v1/reminders", "GET"), Route("/v1/status", "GET"),
+        Route("/v1/stats", "GET"),
         Route("/v1/reload", "POST"), Route("/v1/config", "GET"), Route("/metrics", "GET"),
         Route("/v1/dead-letters", "GET"), Route("/v1/dead-letters/replay", "POST"),
     ]

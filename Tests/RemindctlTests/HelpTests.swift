@@ -14,7 +14,7 @@ struct HelpTests {
     @Test func subcommandHelpHasExamples() throws {
         let commands = [
             "status", "user", "explain", "history", "pending", "report", "forget", "reload", "dead-letters",
-            "dead-letters list", "dead-letters replay", "config check",
+            "dead-letters list", "dead-letters replay", "config check", "stats",
         ]
         for command in commands {
             let result = try Remindctl.run(command.split(separator: " ").map(String.init) + ["--help"])
@@ -92,6 +92,8 @@ struct HelpTests {
           dead-letters            List the events no sink could deliver, or send them
                                   again.
           config                  Work with configuration files, without the daemon.
+          stats                   Show whether reminders make users fix their settings,
+                                  per group and reason.
 
           See 'remindctl help <subcommand>' for detailed help.
 
