@@ -14,6 +14,7 @@ Environment (all optional):
   W2_TIMEOUT=0     give up W2 after this many seconds and report the rate so far (0: never)
   W5_USERS=10000   reminders of W5, spread over W5_SPREAD=10 seconds
   W6_USERS=10000   due reminders pushed to a local HTTP/2 APNs peer, W6_CONCURRENCY=64,256 streams
+  W7_EPISODES=1000000  closed episodes in the outcomes log for W7 (GET /v1/stats), W7_QUERIES=20
   KEEP=1           keep the temp directory (for debugging)
 """
 import json
@@ -43,6 +44,8 @@ W5_SPREAD = int(ENV.get("W5_SPREAD", 10))
 W6_USERS = int(ENV.get("W6_USERS", 10_000))
 W6_CONCURRENCY = [int(c) for c in ENV.get("W6_CONCURRENCY", "64,256").split(",") if c.strip()]
 W6_DELAY = int(ENV.get("W6_DELAY", 60))
+W7_EPISODES = int(ENV.get("W7_EPISODES", 1_000_000))
+W7_QUERIES = int(ENV.get("W7_QUERIES", 20))
 # A realistic stored user state of about 300 bytes: what a peer stores per user.
 USER_JSON = json.dumps({
     "userID": "u-000042", "permissions": {
@@ -615,6 +618,43 @@ def w6():
             len(ids) == W6_USERS and len(connections) == 1 and delivered == W6_USERS)
 
 
+def w7():
+    """GET /v1/stats over W7_EPISODES closed episodes (DESIGN §5: from memory, under 100 ms)."""
+    daemon = Remindd("w7")
+    outcomes = os.path.join(daemon.state, "outcomes")
+    os.makedirs(outcomes, exist_ok=True)
+    start = int(time.time()) - 20 * 86_400
+    groups = ["default", "mileage", "holdout"]
+    reasons = ["locationNotAuthorizedAlways", "locationServicesTurnedOff", "preciseLocationNotEnabled"]
+    with open(os.path.join(outcomes, time.strftime("outcomes-%Y-%m.jsonl", time.gmtime())), "w") as file:
+        for n in range(W7_EPISODES):
+            opened = start + (n * 7) % (19 * 86_400)
+            closed = opened + 60 + (n * 7919) % (9 * 86_400)
+            file.write(
+                f'{{"userID":"s{n}","group":"{groups[n % 3]}","reason":"{reasons[n % 3]}",'
+                f'"startedAt":"{time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(opened))}",'
+                f'"closedAt":"{time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(closed))}",'
+                f'"outcome":"{"forgotten" if n % 10 == 0 else "resolved"}","reminders":{n % 5},"platform":"ios"}}\n')
+    ready = daemon.start()
+    timings = []
+    for _ in range(W7_QUERIES):
+        began = time.perf_counter()
+        code, body = http("/v1/stats", daemon.socket)
+        timings.append((time.perf_counter() - began) * 1000)
+        if code != 200:
+            raise RuntimeError(f"W7: /v1/stats answered {code}")
+    report = json.loads(body)
+    episodes = sum(group["episodes"] for group in report["groups"])
+    daemon.stop()
+    timings.sort()
+    p50, worst = timings[len(timings) // 2], timings[-1]
+    log(f"W7: {episodes:,} episodes in the window; READY after {ready:.2f} s; /v1/stats p50 {p50:.1f} ms, "
+        f"max {worst:.1f} ms over {W7_QUERIES} queries")
+    add(f"W7 GET /v1/stats, {W7_EPISODES:,} closed episodes p50 / max", "ms", f"{p50:.1f} / {worst:.1f}", "—", "—",
+        None, "< 100 ms", worst < 100 and episodes == W7_EPISODES)
+    add(f"W7 READY with {W7_EPISODES:,} outcomes to load", "s", f"{ready:.2f}", "—", "—", None, "—", None)
+
+
 def machine():
     model = "?"
     with open("/proc/cpuinfo") as file:
@@ -663,6 +703,8 @@ def main():
             w5()
         if 6 in WORKLOADS:
             w6()
+        if 7 in WORKLOADS:
+            w7()
     except Exception as error:  # print what was measured before the failure
         notes.append(f"run failed: {error}")
         raise
