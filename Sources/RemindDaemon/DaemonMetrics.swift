@@ -70,7 +70,8 @@ public final class DaemonMetrics: Sendable {
     public init() {
         let registry = PrometheusCollectorRegistry()
         self.registry = registry
-        let factory = DescribedPrometheusFactory(registry: registry, help: Self.help)
+        var factory = DescribedPrometheusFactory(registry: registry, help: Self.help)
+        factory.recorderBuckets["remindd_time_to_fix_seconds"] = Self.timeToFixBuckets
         self.factory = factory
         func counter(_ name: String) -> CoreMetrics.Counter { Counter(label: name, factory: factory) }
         reports = counter("remindd_reports_total")
@@ -100,22 +101,22 @@ public final class DaemonMetrics: Sendable {
     /// (DESIGN §5).
     func recordEpisodes(opened groups: [String], closed outcomes: [EpisodeOutcome]) {
         for group in groups {
-            registry.makeCounter(
-                name: "remindd_episodes_opened_total", labels: [("group", group)],
-                help: Self.help["remindd_episodes_opened_total"]!
-            ).increment()
+            Counter(label: "remindd_episodes_opened_total", dimensions: [("group", group)], factory: factory)
+                .increment()
         }
         for outcome in outcomes {
             let reminders = outcome.reminders >= 3 ? "3+" : String(outcome.reminders)
-            registry.makeCounter(
-                name: "remindd_episodes_closed_total",
-                labels: [("group", outcome.group), ("outcome", outcome.outcome.rawValue), ("reminders", reminders)],
-                help: Self.help["remindd_episodes_closed_total"]!
+            Counter(
+                label: "remindd_episodes_closed_total",
+                dimensions: [
+                    ("group", outcome.group), ("outcome", outcome.outcome.rawValue), ("reminders", reminders),
+                ],
+                factory: factory
             ).increment()
             guard outcome.outcome == .resolved else { continue }
-            registry.makeValueHistogram(
-                name: "remindd_time_to_fix_seconds", labels: [("group", outcome.group)],
-                buckets: Self.timeToFixBuckets, help: Self.help["remindd_time_to_fix_seconds"]!
+            Recorder(
+                label: "remindd_time_to_fix_seconds", dimensions: [("group", outcome.group)], aggregate: true,
+                factory: factory
             ).record(outcome.timeToFix)
         }
     }

@@ -8,6 +8,9 @@ struct DescribedPrometheusFactory: MetricsFactory {
     let registry: PrometheusCollectorRegistry
     /// Help text by metric name; unknown names (a library's own metrics) get none.
     let help: [String: String]
+    /// Histogram buckets by metric name, for recorders whose values are not small numbers
+    /// (time to fix spans hours to weeks).
+    var recorderBuckets: [String: [Double]] = [:]
 
     /// Timer buckets: delivery latency spans a local file's milliseconds to an hour of retries.
     static let durationBuckets: [Duration] = [
@@ -30,7 +33,8 @@ struct DescribedPrometheusFactory: MetricsFactory {
     func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
         guard aggregate else { return registry.makeGauge(name: label, labels: dimensions, help: help[label] ?? "") }
         return registry.makeValueHistogram(
-            name: label, labels: dimensions, buckets: [0.001, 0.01, 0.1, 1, 10, 100], help: help[label] ?? "")
+            name: label, labels: dimensions, buckets: recorderBuckets[label] ?? [0.001, 0.01, 0.1, 1, 10, 100],
+            help: help[label] ?? "")
     }
 
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {

@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import RemindAPI
 import RemindCore
 import RemindTesting
 import Testing
@@ -186,6 +187,36 @@ extension APITests {
             #expect(response.headers[.allow] == allow)
             #expect(try FileManager.default.contentsOfDirectory(atPath: api.root) == ["state"])
             try expectProblem(try await client.get("/v1/users/u-42"), status: 404, field: nil)
+        }
+    }
+}
+
+extension APITests {
+    /// `/v1/stats` counts the episodes that opened in the window; a bad or reversed window is
+    /// a 400 naming the parameter.
+    @Test func statsCountsEpisodesAndRefusesBadWindows() async throws {
+        try await withAPI { api, client in
+            try await client.report("u-1", #"{"location":"whileInUse"}"#)
+            try await client.report("u-2", #"{"location":"denied"}"#)
+            api.clock.advance(by: .seconds(600))
+            try await client.report("u-1", #"{"location":"always"}"#)
+            let response = try await client.get("/v1/stats")
+            #expect(response.status == .ok)
+            let report = try StatsReport(json: try JSONParser.parse(Array(response.text.utf8)))
+            #expect(report.groups.map(\.group) == ["default"])
+            #expect(report.groups[0].episodes == 2 && report.groups[0].resolved == 1 && report.groups[0].open == 1)
+            #expect(report.groups[0].timeToFixP50 == 600)
+            #expect(report.groups[0].resolutionRate == 0.5)
+            // Half-open: an episode that opened exactly at `until` is not in the window.
+            let until = try await client.get("/v1/stats?since=2026-11-01T00:00:00Z&until=2026-11-15T10:00:00Z")
+            #expect(try StatsReport(json: try JSONParser.parse(Array(until.text.utf8))).groups.isEmpty)
+            let since = try await client.get("/v1/stats?since=2026-11-15T10:00:00Z&until=2026-11-15T10:00:00.001Z")
+            #expect(try StatsReport(json: try JSONParser.parse(Array(since.text.utf8))).groups.first?.episodes == 2)
+            _ = try expectProblem(try await client.get("/v1/stats?since=yesterday"), status: 400, field: "since")
+            _ = try expectProblem(try await client.get("/v1/stats?until=12"), status: 400, field: "until")
+            _ = try expectProblem(
+                try await client.get("/v1/stats?since=2026-12-01T00:00:00Z&until=2026-11-01T00:00:00Z"), status: 400,
+                field: "since")
         }
     }
 }
