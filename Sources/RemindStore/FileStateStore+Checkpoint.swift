@@ -20,6 +20,8 @@ extension FileStateStore {
         guard !checkpointing else { return }
         checkpointing = true
         defer { checkpointing = false }
+        // Replayed outcomes are appended only once the outcomes log said which it has.
+        try await loadOutcomes()
         // Entries appended lazily (acks) are on disk before the snapshot that drops them.
         let ticket = tickets.latest
         let segment = snapshot ? try await wal.rotate() : nil

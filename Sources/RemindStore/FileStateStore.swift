@@ -67,6 +67,10 @@ public actor FileStateStore: StateStore {
     var outcomeStatistics = OutcomeStatistics()
     /// Closed episodes durable in the log but not yet appended to the outcomes log.
     var pendingOutcomes: [EpisodeOutcome] = []
+    /// Closed episodes of the replayed log, until the outcomes log is read and tells which of
+    /// them it holds already.
+    var replayedOutcomes: [EpisodeOutcome] = []
+    var outcomesLoading: Task<Void, any Error>?
 
     public var policy: ReminderPolicy { schedules.policy }
 
@@ -98,16 +102,50 @@ public actor FileStateStore: StateStore {
         summary = recovered.summary
         schedules = ScheduleBook(table: recovered.schedules, policy: policy, daemonStartedAt: now)
         outcomeLog = try OutcomeLog(stateDirectory: options.directory)
-        var tail: [String: Int] = [:]
-        for outcome in recovered.outcomes { tail[outcome.fileName, default: 0] += 1 }
-        var statistics = OutcomeStatistics()
-        let written = try outcomeLog.load(into: &statistics, tail: tail, notice: notice)
+        replayedOutcomes = recovered.outcomes
+    }
+
+    /// Reads the outcomes log into the statistics, once, off the actor: a million lines take
+    /// seconds, which start-up (`READY=1`) should not wait for. `/v1/stats` and checkpoints
+    /// wait for it; the daemon starts it right after opening the store.
+    public func loadOutcomes() async throws {
+        if let loading = outcomesLoading { return try await loading.value }
+        let log = outcomeLog
+        let replayed = replayedOutcomes
+        let notice = self.notice
+        let loading = Task {
+            var counts: [String: Int] = [:]
+            for outcome in replayed { counts[outcome.fileName, default: 0] += 1 }
+            let tail = counts
+            let (statistics, written) = try await io.runBlocking {
+                () throws(StoreError) -> (OutcomeStatistics, [String: [EpisodeOutcome]]) in
+                var statistics = OutcomeStatistics()
+                let written = try log.load(into: &statistics, tail: tail, notice: notice)
+                return (statistics, written)
+            }
+            adoptOutcomes(statistics, written: written)
+        }
+        outcomesLoading = loading
+        do {
+            try await loading.value
+        } catch {
+            outcomesLoading = nil
+            throw error
+        }
+    }
+
+    /// Takes the outcomes log's statistics in, with what was recorded meanwhile and what the
+    /// replayed log holds that the files do not.
+    private func adoptOutcomes(_ loaded: OutcomeStatistics, written: [String: [EpisodeOutcome]]) {
+        var statistics = loaded
+        statistics.add(contentsOf: outcomeStatistics)
         // Replayed outcomes a checkpoint appended before the crash are in the files' last lines.
         var already = Set(written.values.joined())
-        for outcome in recovered.outcomes where already.remove(outcome) == nil {
+        for outcome in replayedOutcomes where already.remove(outcome) == nil {
             statistics.add(outcome)
             pendingOutcomes.append(outcome)
         }
+        replayedOutcomes = []
         outcomeStatistics = statistics
     }
 
@@ -117,9 +155,15 @@ public actor FileStateStore: StateStore {
         pendingOutcomes += outcomes
     }
 
-    /// The outcomes of the episodes that opened in `[since, until)`, open ones included.
-    public func stats(since: Date, until: Date) -> StatsReport {
-        outcomeStatistics.report(since: since, until: until) { body in
+    /// The outcomes of the episodes that opened in `[since, until)`, open ones included. While
+    /// the outcomes log cannot be read, the closed episodes are those since start.
+    public func stats(since: Date, until: Date) async -> StatsReport {
+        do {
+            try await loadOutcomes()
+        } catch {
+            notice(.checkpointFailed("reading the outcomes log: \(error)"))
+        }
+        return outcomeStatistics.report(since: since, until: until) { body in
             schedules.table.forEachOpenEpisode(body)
         }
     }

@@ -41,6 +41,22 @@ public struct OutcomeStatistics: Sendable {
                 reminders: UInt8(clamping: outcome.reminders)))
     }
 
+    /// Adds every closed episode `other` holds.
+    public mutating func add(contentsOf other: OutcomeStatistics) {
+        for entry in other.closed {
+            var moved = entry
+            let name = other.groups[Int(entry.group)]
+            if let known = groupNumbers[name] {
+                moved.group = known
+            } else {
+                moved.group = UInt16(clamping: groups.count)
+                groups.append(name)
+                groupNumbers[name] = moved.group
+            }
+            closed.append(moved)
+        }
+    }
+
     /// The report for episodes that opened in `[since, until)`; `forEachOpen` calls its body
     /// with every open episode's start, group and reason.
     public func report(
@@ -50,15 +66,20 @@ public struct OutcomeStatistics: Sendable {
         let upper = until.timeIntervalSince1970
         var tallies: [String: Tally] = [:]
         var reasons: [String: (episodes: Int, resolved: Int)] = [:]
-        func reasonName(_ code: UInt8) -> String {
-            code == 0 ? "unknown" : PermissionErrorType.allCases[Int(code) - 1].rawValue
-        }
+        // The scan touches a million entries: plain arrays indexed by small numbers, no
+        // strings or dictionaries inside the loop.
+        let reasonCount = PermissionErrorType.allCases.count + 1
+        var reasonEpisodes = [Int](repeating: 0, count: reasonCount)
+        var reasonResolved = [Int](repeating: 0, count: reasonCount)
         var perGroup = [Tally](repeating: Tally(), count: groups.count)
         for entry in closed where entry.startedAt >= lower && entry.startedAt < upper {
             perGroup[Int(entry.group)].add(entry.resolved, reminders: entry.reminders, timeToFix: entry.timeToFix)
-            let name = reasonName(entry.reason)
-            reasons[name, default: (0, 0)].episodes += 1
-            if entry.resolved { reasons[name, default: (0, 0)].resolved += 1 }
+            reasonEpisodes[Int(entry.reason)] += 1
+            if entry.resolved { reasonResolved[Int(entry.reason)] += 1 }
+        }
+        for code in 0..<reasonCount where reasonEpisodes[code] > 0 {
+            let name = code == 0 ? "unknown" : PermissionErrorType.allCases[code - 1].rawValue
+            reasons[name] = (reasonEpisodes[code], reasonResolved[code])
         }
         for (index, tally) in perGroup.enumerated() where tally.episodes > 0 {
             tallies[groups[index], default: Tally()].merge(tally)
@@ -98,14 +119,19 @@ private struct Tally {
     var open = 0
     var resolved = 0
     var forgotten = 0
-    var afterReminders = [0, 0, 0, 0]
+    var afterReminders: (Int, Int, Int, Int) = (0, 0, 0, 0)
     var timesToFix = TimeToFix()
 
     mutating func add(_ resolved: Bool, reminders: UInt8, timeToFix: Double) {
         episodes += 1
         if resolved {
             self.resolved += 1
-            afterReminders[min(Int(reminders), 3)] += 1
+            switch reminders {
+            case 0: afterReminders.0 += 1
+            case 1: afterReminders.1 += 1
+            case 2: afterReminders.2 += 1
+            default: afterReminders.3 += 1
+            }
             timesToFix.add(timeToFix)
         } else {
             forgotten += 1
@@ -117,7 +143,10 @@ private struct Tally {
         open += other.open
         resolved += other.resolved
         forgotten += other.forgotten
-        for index in 0..<4 { afterReminders[index] += other.afterReminders[index] }
+        afterReminders.0 += other.afterReminders.0
+        afterReminders.1 += other.afterReminders.1
+        afterReminders.2 += other.afterReminders.2
+        afterReminders.3 += other.afterReminders.3
         timesToFix.merge(other.timesToFix)
     }
 
@@ -127,7 +156,7 @@ private struct Tally {
             resolutionRate: episodes > 0 ? Double(resolved) / Double(episodes) : nil,
             resolutionRateCI95: StatsReport.wilson(successes: resolved, trials: episodes),
             timeToFixP50: timesToFix.quantile(0.5), timeToFixP90: timesToFix.quantile(0.9),
-            resolvedAfterReminders: afterReminders)
+            resolvedAfterReminders: [afterReminders.0, afterReminders.1, afterReminders.2, afterReminders.3])
     }
 }
 
