@@ -636,6 +636,10 @@ def w7():
                 f'"closedAt":"{time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(closed))}",'
                 f'"outcome":"{"forgotten" if n % 10 == 0 else "resolved"}","reminders":{n % 5},"platform":"ios"}}\n')
     ready = daemon.start()
+    # The first answer waits for the outcomes log to be read (off start-up): timed apart.
+    began = time.perf_counter()
+    http("/v1/stats", daemon.socket)
+    first = time.perf_counter() - began
     timings = []
     for _ in range(W7_QUERIES):
         began = time.perf_counter()
@@ -648,11 +652,12 @@ def w7():
     daemon.stop()
     timings.sort()
     p50, worst = timings[len(timings) // 2], timings[-1]
-    log(f"W7: {episodes:,} episodes in the window; READY after {ready:.2f} s; /v1/stats p50 {p50:.1f} ms, "
-        f"max {worst:.1f} ms over {W7_QUERIES} queries")
+    log(f"W7: {episodes:,} episodes in the window; READY after {ready:.2f} s; first answer (reading the log) "
+        f"{first:.2f} s; then /v1/stats p50 {p50:.1f} ms, max {worst:.1f} ms over {W7_QUERIES} queries")
     add(f"W7 GET /v1/stats, {W7_EPISODES:,} closed episodes p50 / max", "ms", f"{p50:.1f} / {worst:.1f}", "—", "—",
         None, "< 100 ms", worst < 100 and episodes == W7_EPISODES)
-    add(f"W7 READY with {W7_EPISODES:,} outcomes to load", "s", f"{ready:.2f}", "—", "—", None, "—", None)
+    add(f"W7 READY / first answer with {W7_EPISODES:,} outcomes to read", "s", f"{ready:.2f} / {first:.2f}", "—", "—",
+        None, "—", None)
 
 
 def machine():
