@@ -33,13 +33,13 @@ struct Terminal {
     // Everything goes through FileHandle (unbuffered writes), so answers and messages on the
     // two streams come out in the order they were written.
     func line(_ text: String = "") {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        Self.writeOutput(Array((text + "\n").utf8))
     }
 
     /// Bytes exactly as given; a newline is added only on a terminal, where a prompt would
     /// otherwise follow the JSON on the same line.
     func raw(_ bytes: [UInt8]) {
-        FileHandle.standardOutput.write(Data(bytes))
+        Self.writeOutput(bytes)
         if outputIsTerminal && bytes.last != UInt8(ascii: "\n") && !bytes.isEmpty { line() }
     }
 
@@ -48,5 +48,26 @@ struct Terminal {
         let text = message.split(separator: "\n", omittingEmptySubsequences: false)
             .map { "remindctl: \($0)\n" }.joined()
         FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// Writes to standard output unbuffered. When the reader has gone (`remindctl pending |
+    /// head`), the process ends as a command killed by SIGPIPE would, silently: NIO ignores
+    /// SIGPIPE for its sockets, and FileHandle would trap on the EPIPE that comes instead.
+    static func writeOutput(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                if errno == EPIPE {
+                    signal(SIGPIPE, SIG_DFL)
+                    raise(SIGPIPE)
+                }
+                exit(1)
+            }
+        }
     }
 }
