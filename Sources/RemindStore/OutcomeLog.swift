@@ -62,19 +62,20 @@ struct OutcomeLog: Sendable {
                 guard truncate(path, off_t(end)) == 0 else { throw .io("truncate", path) }
             }
             let keep = tail[name] ?? 0
-            var kept: [EpisodeOutcome] = []
+            let lines = bytes[..<end].split(separator: UInt8(ascii: "\n"))
             var damaged = 0
-            for line in bytes[..<end].split(separator: UInt8(ascii: "\n")) {
-                guard let outcome = try? EpisodeOutcome(json: line) else {
+            for line in lines {
+                // The fast reader for lines as remindd writes them; the JSON parser for the rest.
+                if let fast = OutcomeLine(line) {
+                    statistics.add(fast)
+                } else if let outcome = try? EpisodeOutcome(json: line) {
+                    statistics.add(outcome)
+                } else {
                     damaged += 1
-                    continue
-                }
-                statistics.add(outcome)
-                if keep > 0 {
-                    kept.append(outcome)
-                    if kept.count > keep { kept.removeFirst(kept.count - keep) }
                 }
             }
+            // The last lines in full, for replay to tell what it need not append again.
+            let kept = keep > 0 ? lines.suffix(keep).compactMap { try? EpisodeOutcome(json: $0) } : []
             if damaged > 0 {
                 notice(
                     .damagedFile(

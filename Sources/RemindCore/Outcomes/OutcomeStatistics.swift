@@ -25,20 +25,39 @@ public struct OutcomeStatistics: Sendable {
     public var count: Int { closed.count }
 
     public mutating func add(_ outcome: EpisodeOutcome) {
-        let group: UInt16
-        if let known = groupNumbers[outcome.group] {
-            group = known
-        } else {
-            group = UInt16(clamping: groups.count)
-            groups.append(outcome.group)
-            groupNumbers[outcome.group] = group
-        }
-        let reason = outcome.reason.flatMap { PermissionErrorType.allCases.firstIndex(of: $0) }.map { UInt8($0 + 1) }
+        add(
+            group: number(of: outcome.group), reason: outcome.reason, startedAt: outcome.startedAt,
+            closedAt: outcome.closedAt, resolved: outcome.outcome == .resolved, reminders: outcome.reminders)
+    }
+
+    /// Adds a line of the outcomes log read by `OutcomeLine`, without building its strings.
+    public mutating func add(_ line: OutcomeLine) {
+        // A handful of groups: a linear look among their bytes beats hashing a new String.
+        let group =
+            groups.firstIndex { $0.utf8.elementsEqual(line.group) }.map { UInt16($0) }
+            ?? number(of: String(decoding: line.group, as: UTF8.self))
+        add(
+            group: group, reason: line.reason, startedAt: line.startedAt, closedAt: line.closedAt,
+            resolved: line.resolved, reminders: line.reminders)
+    }
+
+    private mutating func number(of group: String) -> UInt16 {
+        if let known = groupNumbers[group] { return known }
+        let number = UInt16(clamping: groups.count)
+        groups.append(group)
+        groupNumbers[group] = number
+        return number
+    }
+
+    private mutating func add(
+        group: UInt16, reason: PermissionErrorType?, startedAt: Date, closedAt: Date, resolved: Bool, reminders: Int
+    ) {
+        let code = reason.flatMap { PermissionErrorType.allCases.firstIndex(of: $0) }.map { UInt8($0 + 1) }
         closed.append(
             Closed(
-                startedAt: outcome.startedAt.timeIntervalSince1970, timeToFix: max(0, outcome.timeToFix),
-                group: group, reason: reason ?? 0, resolved: outcome.outcome == .resolved,
-                reminders: UInt8(clamping: outcome.reminders)))
+                startedAt: startedAt.timeIntervalSince1970,
+                timeToFix: max(0, closedAt.timeIntervalSince(startedAt)), group: group, reason: code ?? 0,
+                resolved: resolved, reminders: UInt8(clamping: reminders)))
     }
 
     /// Adds every closed episode `other` holds.

@@ -69,7 +69,8 @@ public enum RFC3339 {
         return text.withUTF8 { parse(bytes: $0) }
     }
 
-    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+    /// `parse` over UTF-8 bytes, for readers that never build a `String`.
+    public static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var index = 0
         func number(_ width: Int) -> Int? {
             guard index + width <= bytes.count else { return nil }
