@@ -253,6 +253,15 @@ def redis_cli(sock, *command):
     return subprocess.run(["redis-cli", "-s", sock, *command], capture_output=True, text=True, check=True).stdout
 
 
+def nginx_http_common(directory):
+    """The http-block lines both nginx peers share: temp paths inside the run's directory,
+    connections kept open for the whole run."""
+    return "".join(f"    {line};\n" for line in (
+        f"client_body_temp_path {directory}/body", f"proxy_temp_path {directory}/proxy",
+        f"fastcgi_temp_path {directory}/fastcgi", f"uwsgi_temp_path {directory}/uwsgi",
+        f"scgi_temp_path {directory}/scgi", "keepalive_requests 100000000", "keepalive_timeout 300s"))
+
+
 def start_nginx():
     directory = os.path.join(TMP, "nginx")
     os.makedirs(directory)
@@ -266,14 +275,7 @@ error_log {directory}/error.log;
 events {{ worker_connections 1024; }}
 http {{
     access_log off;
-    client_body_temp_path {directory}/body;
-    proxy_temp_path {directory}/proxy;
-    fastcgi_temp_path {directory}/fastcgi;
-    uwsgi_temp_path {directory}/uwsgi;
-    scgi_temp_path {directory}/scgi;
-    keepalive_requests 100000000;
-    keepalive_timeout 300s;
-    server {{
+{nginx_http_common(directory)}    server {{
         listen unix:{sock};
         location / {{ return 204; }}
     }}
@@ -518,14 +520,7 @@ events {{ worker_connections 1024; }}
 http {{
     log_format push '$msec $connection $request_uri $http_apns_id $status';
     access_log {directory}/access.log push buffer=1m flush=1s;
-    client_body_temp_path {directory}/body;
-    proxy_temp_path {directory}/proxy;
-    fastcgi_temp_path {directory}/fastcgi;
-    uwsgi_temp_path {directory}/uwsgi;
-    scgi_temp_path {directory}/scgi;
-    keepalive_requests 100000000;
-    keepalive_timeout 300s;
-    server {{
+{nginx_http_common(directory)}    server {{
         listen 127.0.0.1:{port} ssl http2;
         ssl_certificate {directory}/server.pem;
         ssl_certificate_key {directory}/server.key;

@@ -18,35 +18,32 @@ struct APNsSinkTests {
     @Test func reminderIsAnAlertWithTheDocumentedHeadersAndPayload() async throws {
         let harness = try PushHarness()
         try await harness.report("u-1", push: .set(PushAddress(service: .apns, token: Self.token.uppercased())))
-        try await harness.server.serving {
-            try await withClient(harness) { client in
-                let sink = try harness.apnsSink(client: client)
-                let event = PushHarness.reminder("u-1")
-                #expect(try await sink.deliver(event) == .delivered)
-                let request = try #require(harness.server.requests(to: "/3/device/").first)
-                #expect(request.path == "/3/device/\(Self.token)")
-                #expect(request.headers["apns-push-type"] == "alert")
-                #expect(request.headers["apns-priority"] == "10")
-                #expect(request.headers["apns-topic"] == PushHarness.topic)
-                #expect(request.headers["apns-collapse-id"] == "u-1/\(Int(PushHarness.start.timeIntervalSince1970))")
-                #expect(
-                    request.headers["apns-expiration"] == String(Int(PushHarness.start.timeIntervalSince1970) + 86_400))
-                let apnsID = try #require(request.headers["apns-id"])
-                #expect(UUID(uuidString: apnsID) != nil)
-                let jwt = try #require(request.headers["authorization"]?.dropFirst("bearer ".count))
-                let verified = try #require(JWTVerifier.verifyES256(String(jwt), key: harness.apnsKey.publicKey))
-                #expect(verified.header["kid"] == .string(PushHarness.keyID))
-                #expect(verified.claims["iss"] == .string(PushHarness.teamID))
-                #expect(verified.claims["iat"] == .int(Int64(PushHarness.start.timeIntervalSince1970)))
-                let payload = String(decoding: request.body, as: UTF8.self)
-                #expect(
-                    payload
-                        == #"{"aps":{"alert":{"title":"App is unable to record trips","body":"Please grant Always access for location."},"sound":"default","thread-id":"remindd"},"remindd":{"type":"reminder","id":"\#(event.id)","reason":"locationNotAuthorizedAlways","url":"app-settings:"}}"#
-                )
-                // A retry of the same event carries the same apns-id.
-                #expect(try await sink.deliver(event) == .delivered)
-                #expect(harness.server.requests(to: "/3/device/").last?.headers["apns-id"] == apnsID)
-            }
+        try await harness.withAPNsSink { (sink: PushSink) async throws in
+            let event = PushHarness.reminder("u-1")
+            #expect(try await sink.deliver(event) == .delivered)
+            let request = try #require(harness.server.requests(to: "/3/device/").first)
+            #expect(request.path == "/3/device/\(Self.token)")
+            #expect(request.headers["apns-push-type"] == "alert")
+            #expect(request.headers["apns-priority"] == "10")
+            #expect(request.headers["apns-topic"] == PushHarness.topic)
+            #expect(request.headers["apns-collapse-id"] == "u-1/\(Int(PushHarness.start.timeIntervalSince1970))")
+            #expect(
+                request.headers["apns-expiration"] == String(Int(PushHarness.start.timeIntervalSince1970) + 86_400))
+            let apnsID = try #require(request.headers["apns-id"])
+            #expect(UUID(uuidString: apnsID) != nil)
+            let jwt = try #require(request.headers["authorization"]?.dropFirst("bearer ".count))
+            let verified = try #require(JWTVerifier.verifyES256(String(jwt), key: harness.apnsKey.publicKey))
+            #expect(verified.header["kid"] == .string(PushHarness.keyID))
+            #expect(verified.claims["iss"] == .string(PushHarness.teamID))
+            #expect(verified.claims["iat"] == .int(Int64(PushHarness.start.timeIntervalSince1970)))
+            let payload = String(decoding: request.body, as: UTF8.self)
+            #expect(
+                payload
+                    == #"{"aps":{"alert":{"title":"App is unable to record trips","body":"Please grant Always access for location."},"sound":"default","thread-id":"remindd"},"remindd":{"type":"reminder","id":"\#(event.id)","reason":"locationNotAuthorizedAlways","url":"app-settings:"}}"#
+            )
+            // A retry of the same event carries the same apns-id.
+            #expect(try await sink.deliver(event) == .delivered)
+            #expect(harness.server.requests(to: "/3/device/").last?.headers["apns-id"] == apnsID)
         }
     }
 
@@ -55,20 +52,17 @@ struct APNsSinkTests {
     @Test func recurringRemindersShareOneCollapseID() async throws {
         let harness = try PushHarness()
         try await harness.report("u-1", push: .set(PushAddress(service: .apns, token: Self.token)))
-        try await harness.server.serving {
-            try await withClient(harness) { client in
-                let sink = try harness.apnsSink(client: client)
-                for sequence in 1...3 {
-                    #expect(try await sink.deliver(PushHarness.reminder("u-1", sequence: sequence)) == .delivered)
-                }
-                let later = PushHarness.start + .days(30)
-                #expect(try await sink.deliver(PushHarness.reminder("u-1", episodeStart: later)) == .delivered)
-                let requests = harness.server.requests(to: "/3/device/")
-                let collapse = requests.map { $0.headers["apns-collapse-id"] ?? "" }
-                #expect(Set(collapse.prefix(3)).count == 1)
-                #expect(collapse[3] != collapse[0])
-                #expect(Set(requests.map { $0.headers["apns-id"] ?? "" }).count == 4)
+        try await harness.withAPNsSink { (sink: PushSink) async throws in
+            for sequence in 1...3 {
+                #expect(try await sink.deliver(PushHarness.reminder("u-1", sequence: sequence)) == .delivered)
             }
+            let later = PushHarness.start + .days(30)
+            #expect(try await sink.deliver(PushHarness.reminder("u-1", episodeStart: later)) == .delivered)
+            let requests = harness.server.requests(to: "/3/device/")
+            let collapse = requests.map { $0.headers["apns-collapse-id"] ?? "" }
+            #expect(Set(collapse.prefix(3)).count == 1)
+            #expect(collapse[3] != collapse[0])
+            #expect(Set(requests.map { $0.headers["apns-id"] ?? "" }).count == 4)
         }
     }
 
@@ -77,14 +71,11 @@ struct APNsSinkTests {
         let user = String(repeating: "u", count: 80)
         let harness = try PushHarness()
         try await harness.report(user, push: .set(PushAddress(service: .apns, token: Self.token)))
-        try await harness.server.serving {
-            try await withClient(harness) { client in
-                let sink = try harness.apnsSink(client: client)
-                #expect(try await sink.deliver(PushHarness.reminder(user)) == .delivered)
-                let key = "\(user)/\(Int(PushHarness.start.timeIntervalSince1970))"
-                let expected = SHA256.hash(data: Array(key.utf8)).map { String(format: "%02x", $0) }.joined()
-                #expect(harness.server.requests(to: "/3/device/").first?.headers["apns-collapse-id"] == expected)
-            }
+        try await harness.withAPNsSink { (sink: PushSink) async throws in
+            #expect(try await sink.deliver(PushHarness.reminder(user)) == .delivered)
+            let key = "\(user)/\(Int(PushHarness.start.timeIntervalSince1970))"
+            let expected = SHA256.hash(data: Array(key.utf8)).map { String(format: "%02x", $0) }.joined()
+            #expect(harness.server.requests(to: "/3/device/").first?.headers["apns-collapse-id"] == expected)
         }
     }
 
@@ -93,28 +84,25 @@ struct APNsSinkTests {
     @Test func withdrawAndHeartbeatAreBackgroundPushes() async throws {
         let harness = try PushHarness()
         try await harness.report("u-1", push: .set(PushAddress(service: .apns, token: Self.token)))
-        try await harness.server.serving {
-            try await withClient(harness) { client in
-                let sink = try harness.apnsSink(client: client)
-                let withdraw = PushHarness.withdraw("u-1")
-                let heartbeat = PushHarness.heartbeat("u-1", at: PushHarness.start + .hours(6))
-                #expect(try await sink.deliver(withdraw) == .delivered)
-                #expect(try await sink.deliver(heartbeat) == .delivered)
-                let requests = harness.server.requests(to: "/3/device/")
-                for request in requests {
-                    #expect(request.headers["apns-push-type"] == "background")
-                    #expect(request.headers["apns-priority"] == "5")
-                    #expect(request.headers["apns-collapse-id"] == nil)
-                }
-                let start = Int(PushHarness.start.timeIntervalSince1970)
-                #expect(
-                    String(decoding: requests[0].body, as: UTF8.self)
-                        == #"{"aps":{"content-available":1},"remindd":{"type":"withdraw","id":"\#(withdraw.id)","reminderIDs":["u-1/\#(start)/1","u-1/\#(start)/2"]}}"#
-                )
-                #expect(
-                    String(decoding: requests[1].body, as: UTF8.self)
-                        == #"{"aps":{"content-available":1},"remindd":{"type":"heartbeat","id":"\#(heartbeat.id)"}}"#)
+        try await harness.withAPNsSink { (sink: PushSink) async throws in
+            let withdraw = PushHarness.withdraw("u-1")
+            let heartbeat = PushHarness.heartbeat("u-1", at: PushHarness.start + .hours(6))
+            #expect(try await sink.deliver(withdraw) == .delivered)
+            #expect(try await sink.deliver(heartbeat) == .delivered)
+            let requests = harness.server.requests(to: "/3/device/")
+            for request in requests {
+                #expect(request.headers["apns-push-type"] == "background")
+                #expect(request.headers["apns-priority"] == "5")
+                #expect(request.headers["apns-collapse-id"] == nil)
             }
+            let start = Int(PushHarness.start.timeIntervalSince1970)
+            #expect(
+                String(decoding: requests[0].body, as: UTF8.self)
+                    == #"{"aps":{"content-available":1},"remindd":{"type":"withdraw","id":"\#(withdraw.id)","reminderIDs":["u-1/\#(start)/1","u-1/\#(start)/2"]}}"#
+            )
+            #expect(
+                String(decoding: requests[1].body, as: UTF8.self)
+                    == #"{"aps":{"content-available":1},"remindd":{"type":"heartbeat","id":"\#(heartbeat.id)"}}"#)
         }
     }
 
@@ -161,30 +149,27 @@ struct APNsSinkTests {
         harness.server.respond { request in
             request.path.hasSuffix(Self.token) ? .apns(status, reason) : .init(200)
         }
-        try await harness.server.serving {
-            try await withClient(harness) { client in
-                let sink = try harness.apnsSink(client: client)
-                harness.advance(60)
-                let error = try #require(await deliveryError(sink, PushHarness.reminder("u-1")))
-                #expect(!error.retryable)
-                #expect(error.message == reason)
-                let address = try #require(await harness.store.pushAddress(for: Fixtures.userID("u-1")))
-                #expect(address.unreachable == .init(reason: reason, since: PushHarness.start + .seconds(60)))
-                #expect(
-                    try await sink.deliver(PushHarness.reminder("u-1", sequence: 2)) == .skipped(reason: "unreachable"))
-                try await harness.report("u-1", push: .set(PushAddress(service: .apns, token: Self.token.uppercased())))
-                #expect(await harness.store.pushAddress(for: Fixtures.userID("u-1"))?.isReachable == false)
-                #expect(
-                    try await sink.deliver(PushHarness.reminder("u-1", sequence: 3)) == .skipped(reason: "unreachable"))
-                #expect(harness.server.requests(to: "/3/device/").count == 1)
-                let fresh = PushHarness.apnsToken(2)
-                try await harness.report("u-1", push: .set(PushAddress(service: .apns, token: fresh)))
-                #expect(try await sink.deliver(PushHarness.reminder("u-1", sequence: 4)) == .delivered)
-                #expect(harness.server.requests(to: "/3/device/").last?.path == "/3/device/\(fresh)")
-                #expect(sink.metrics.snapshot[.unreachable] == 3)
-                // The dead token appears in no error message.
-                #expect(!error.message.contains(Self.token))
-            }
+        try await harness.withAPNsSink { (sink: PushSink) async throws in
+            harness.advance(60)
+            let error = try #require(await deliveryError(sink, PushHarness.reminder("u-1")))
+            #expect(!error.retryable)
+            #expect(error.message == reason)
+            let address = try #require(await harness.store.pushAddress(for: Fixtures.userID("u-1")))
+            #expect(address.unreachable == .init(reason: reason, since: PushHarness.start + .seconds(60)))
+            #expect(
+                try await sink.deliver(PushHarness.reminder("u-1", sequence: 2)) == .skipped(reason: "unreachable"))
+            try await harness.report("u-1", push: .set(PushAddress(service: .apns, token: Self.token.uppercased())))
+            #expect(await harness.store.pushAddress(for: Fixtures.userID("u-1"))?.isReachable == false)
+            #expect(
+                try await sink.deliver(PushHarness.reminder("u-1", sequence: 3)) == .skipped(reason: "unreachable"))
+            #expect(harness.server.requests(to: "/3/device/").count == 1)
+            let fresh = PushHarness.apnsToken(2)
+            try await harness.report("u-1", push: .set(PushAddress(service: .apns, token: fresh)))
+            #expect(try await sink.deliver(PushHarness.reminder("u-1", sequence: 4)) == .delivered)
+            #expect(harness.server.requests(to: "/3/device/").last?.path == "/3/device/\(fresh)")
+            #expect(sink.metrics.snapshot[.unreachable] == 3)
+            // The dead token appears in no error message.
+            #expect(!error.message.contains(Self.token))
         }
     }
 
@@ -197,16 +182,13 @@ struct APNsSinkTests {
         let harness = try PushHarness()
         try await harness.report("u-1", push: .set(PushAddress(service: .apns, token: Self.token)))
         harness.server.respond { _ in .apns(status, reason, headers: ["retry-after": "7"]) }
-        try await harness.server.serving {
-            try await withClient(harness) { client in
-                let sink = try harness.apnsSink(client: client)
-                let error = try #require(await deliveryError(sink, PushHarness.reminder("u-1")))
-                #expect(error.retryable == retryable)
-                #expect(error.retryAfter == (retryable ? 7 : nil))
-                #expect(error.message.contains(reason))
-                #expect(await harness.store.pushAddress(for: Fixtures.userID("u-1"))?.isReachable == true)
-                #expect(sink.metrics.snapshot[retryable ? .retried : .failed] == 1)
-            }
+        try await harness.withAPNsSink { (sink: PushSink) async throws in
+            let error = try #require(await deliveryError(sink, PushHarness.reminder("u-1")))
+            #expect(error.retryable == retryable)
+            #expect(error.retryAfter == (retryable ? 7 : nil))
+            #expect(error.message.contains(reason))
+            #expect(await harness.store.pushAddress(for: Fixtures.userID("u-1"))?.isReachable == true)
+            #expect(sink.metrics.snapshot[retryable ? .retried : .failed] == 1)
         }
     }
 
@@ -221,25 +203,22 @@ struct APNsSinkTests {
                 $0 += 1; return $0
             } == 1 ? .apns(429, "TooManyRequests", headers: ["retry-after": "1"]) : .init(200)
         }
-        try await harness.server.serving {
-            try await withClient(harness) { client in
-                let sink = try harness.apnsSink(client: client)
-                let outbox = MemoryOutbox([PushHarness.reminder("u-1")])
-                let dispatcher = SinkDispatcher(
-                    sink: sink,
-                    retry: RetryPolicy(initialBackoffSeconds: 0.01, maxBackoffSeconds: 0.01, maxAttempts: 5),
-                    source: outbox, clock: ContinuousClock(), logger: .init(label: "test"), deadLetter: { _, _, _ in })
-                let started = ContinuousClock.now
-                let task = Task { await dispatcher.run() }
-                try await outbox.waitUntilCompleted(1)
-                task.cancel()
-                await task.value
-                #expect(ContinuousClock.now - started >= .seconds(1))
-                let requests = harness.server.requests(to: "/3/device/")
-                #expect(requests.count == 2)
-                #expect(requests[0].headers["apns-id"] == requests[1].headers["apns-id"])
-                #expect(sink.metrics.snapshot[.retried] == 1 && sink.metrics.snapshot[.delivered] == 1)
-            }
+        try await harness.withAPNsSink { (sink: PushSink) async throws in
+            let outbox = MemoryOutbox([PushHarness.reminder("u-1")])
+            let dispatcher = SinkDispatcher(
+                sink: sink,
+                retry: RetryPolicy(initialBackoffSeconds: 0.01, maxBackoffSeconds: 0.01, maxAttempts: 5),
+                source: outbox, clock: ContinuousClock(), logger: .init(label: "test"), deadLetter: { _, _, _ in })
+            let started = ContinuousClock.now
+            let task = Task { await dispatcher.run() }
+            try await outbox.waitUntilCompleted(1)
+            task.cancel()
+            await task.value
+            #expect(ContinuousClock.now - started >= .seconds(1))
+            let requests = harness.server.requests(to: "/3/device/")
+            #expect(requests.count == 2)
+            #expect(requests[0].headers["apns-id"] == requests[1].headers["apns-id"])
+            #expect(sink.metrics.snapshot[.retried] == 1 && sink.metrics.snapshot[.delivered] == 1)
         }
     }
 
@@ -309,15 +288,12 @@ struct APNsSinkTests {
         let harness = try PushHarness()
         try await harness.report("none", push: .unchanged)
         try await harness.report("android", push: .set(PushAddress(service: .fcm, token: PushHarness.fcmToken(1))))
-        try await harness.server.serving {
-            try await withClient(harness) { client in
-                let sink = try harness.apnsSink(client: client)
-                #expect(try await sink.deliver(PushHarness.reminder("none")) == .skipped(reason: "no_token"))
-                #expect(try await sink.deliver(PushHarness.reminder("android")) == .skipped(reason: "no_token"))
-                #expect(try await sink.deliver(PushHarness.reminder("unknown-user")) == .skipped(reason: "no_token"))
-                #expect(sink.metrics.snapshot[.skippedNoToken] == 3)
-                #expect(harness.server.requests.isEmpty)
-            }
+        try await harness.withAPNsSink { (sink: PushSink) async throws in
+            #expect(try await sink.deliver(PushHarness.reminder("none")) == .skipped(reason: "no_token"))
+            #expect(try await sink.deliver(PushHarness.reminder("android")) == .skipped(reason: "no_token"))
+            #expect(try await sink.deliver(PushHarness.reminder("unknown-user")) == .skipped(reason: "no_token"))
+            #expect(sink.metrics.snapshot[.skippedNoToken] == 3)
+            #expect(harness.server.requests.isEmpty)
         }
     }
 

@@ -80,6 +80,15 @@ final class PushHarness: Sendable {
             directory: store, client: client, now: now)
     }
 
+    /// Runs `body` with an apns sink against this harness's server, serving meanwhile.
+    func withAPNsSink(
+        options: PushSink.APNsOptions? = nil, _ body: (PushSink) async throws -> Void
+    ) async throws {
+        try await server.serving {
+            try await withClient(self) { client in try await body(try apnsSink(client: client, options: options)) }
+        }
+    }
+
     var serviceAccountJSON: String {
         let pem = googleKey.pkcs8PEMRepresentation.replacingOccurrences(of: "\n", with: "\\n")
         return """
