@@ -1,4 +1,5 @@
 import Foundation
+import RemindClient
 import RemindTesting
 import Testing
 
@@ -59,6 +60,36 @@ struct TLSEndToEndTests {
             return try CommandResult.run("/bin/sh", ["-c", script]).standardOutput.trimmingCharacters(
                 in: .whitespacesAndNewlines)
         }
+    }
+
+    /// Under socket activation the passed TCP socket speaks TLS as well: systemd binds the
+    /// port, the first HTTPS connection starts the daemon and is answered; a client without the
+    /// CA is refused. (In-process clients only: Foundation's `Process` mistakes the launcher's
+    /// `exec` for an exit and then blocks on it, which would hang any other child process.)
+    @Test func socketActivatedTCPListenerSpeaksTLS() throws {
+        let setup = try Setup(portOffset: 9)
+        let unix = setup.daemon.directory + "/activated.sock"
+        try setup.daemon.start(
+            waitForReady: false,
+            launcher: [
+                "/usr/bin/systemd-socket-activate", "-E", "NOTIFY_SOCKET", "-l", unix, "-l", "127.0.0.1:\(setup.port)",
+            ])
+        // systemd-socket-activate binds first, in another process: look for its Unix socket
+        // every 20 ms until a deadline (there is nothing in-process to wait on).
+        let deadline = ContinuousClock.now + .seconds(90)
+        while !FileManager.default.fileExists(atPath: unix) && ContinuousClock.now < deadline { usleep(20_000) }
+        let base = "https://127.0.0.1:\(setup.port)"
+        let trusted = UnixHTTPClient(
+            remote: RemoteEndpoint(url: base, caFile: setup.pki.caFile, token: TLSEndToEndTests.token))
+        #expect(try trusted.send("GET", "/v1/status").status == 200)
+        try setup.daemon.waitFor("READY=1")
+        let noToken = UnixHTTPClient(remote: RemoteEndpoint(url: base, caFile: setup.pki.caFile))
+        #expect(try noToken.send("GET", "/v1/status").status == 401)
+        // Without the CA the handshake fails: proof that TLS with the configured certificate
+        // was spoken on the passed socket.
+        let untrusted = UnixHTTPClient(remote: RemoteEndpoint(url: base, token: TLSEndToEndTests.token))
+        #expect(throws: ClientError.self) { try untrusted.send("GET", "/v1/status") }
+        #expect(setup.daemon.stop() == 0)
     }
 
     /// The configured certificate is served over TLS 1.2 and 1.3 and verifies against the CA;
