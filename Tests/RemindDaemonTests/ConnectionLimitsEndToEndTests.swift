@@ -106,7 +106,10 @@ struct ConnectionLimitsEndToEndTests {
             "2,000 idle connections opened and \(evicted) closed for room in \(held - opened); \(latencies.count) real requests: median "
                 + "\(latencies[latencies.count / 2]), p99 \(p99), max \(latencies.last ?? .zero) (request \(slowest + 1))"
         )
-        #expect(p99 < .milliseconds(100), "a real request took \(p99) with 2,000 idle connections held")
+        // Starved requests would wait for the idle ones' 5 s header deadline; the bound is far
+        // below that but above what a machine busy with the rest of the suite takes (107 ms
+        // was seen against an earlier 100 ms bound). Speed itself is W5's to measure.
+        #expect(p99 < .seconds(1), "a real request took \(p99) with 2,000 idle connections held")
         let deadline = opened + Self.headerTimeout + .seconds(10)
         let open = idle.filter { !$0.isClosed(within: max(.zero, deadline - .now)) }
         #expect(open.isEmpty, "\(open.count) idle connections still open after the header deadline")
