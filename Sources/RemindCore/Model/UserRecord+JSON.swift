@@ -30,25 +30,15 @@ extension UserRecord {
             writer.key("known")
             writer.beginObject()
             if let knownNotifications {
-                writer.key("notifications")
-                writer.beginObject()
-                writer.member("value", knownNotifications.value.rawValue)
-                writer.member("observedAt", RFC3339.format(knownNotifications.observedAt))
-                writer.endObject()
+                Self.write(
+                    known: "notifications", knownNotifications.value.rawValue, knownNotifications.observedAt,
+                    to: &writer)
             }
             if let knownTimeZone {
-                writer.key("timeZone")
-                writer.beginObject()
-                writer.member("value", knownTimeZone.value)
-                writer.member("observedAt", RFC3339.format(knownTimeZone.observedAt))
-                writer.endObject()
+                Self.write(known: "timeZone", knownTimeZone.value, knownTimeZone.observedAt, to: &writer)
             }
             if let knownMotion {
-                writer.key("motion")
-                writer.beginObject()
-                writer.member("value", knownMotion.value.rawValue)
-                writer.member("observedAt", RFC3339.format(knownMotion.observedAt))
-                writer.endObject()
+                Self.write(known: "motion", knownMotion.value.rawValue, knownMotion.observedAt, to: &writer)
             }
             writer.endObject()
         }
@@ -90,6 +80,28 @@ extension UserRecord {
         writer.endArray()
         writer.endObject()
         return writer.bytes
+    }
+
+    /// One `known` register: `"name":{"value":…,"observedAt":…}`.
+    private static func write(known name: String, _ value: String, _ observedAt: Date, to writer: inout JSONWriter) {
+        writer.key(name)
+        writer.beginObject()
+        writer.member("value", value)
+        writer.member("observedAt", RFC3339.format(observedAt))
+        writer.endObject()
+    }
+
+    /// Reads the `known` register `key` (nil when absent); `value` reads its value member.
+    private static func readKnown<Value>(
+        _ known: inout JSONObjectReader, _ key: String,
+        value: (inout JSONObjectReader) throws(ValidationError) -> Value?
+    ) throws(ValidationError) -> Known<Value>? {
+        guard let object = try known.object(key) else { return nil }
+        var register = JSONObjectReader(object, path: "known.\(key)")
+        guard let read = try value(&register) else {
+            throw ValidationError(field: "known.\(key).value", reason: "is required")
+        }
+        return Known(value: read, observedAt: try requiredDate(&register, "observedAt"))
     }
 
     /// Writes permissions in the API's shape; `observedAt` only where given (the current state).
@@ -149,26 +161,14 @@ extension UserRecord {
         var knownMotion: Known<MotionAuthorization>?
         if let known = try reader.object("known") {
             var knownReader = JSONObjectReader(known, path: "known")
-            if let object = try knownReader.object("notifications") {
-                var register = JSONObjectReader(object, path: "known.notifications")
-                guard let value = try register.enumeration("value", NotificationAuthorization.self) else {
-                    throw ValidationError(field: "known.notifications.value", reason: "is required")
-                }
-                knownNotifications = .init(value: value, observedAt: try Self.requiredDate(&register, "observedAt"))
+            knownNotifications = try Self.readKnown(&knownReader, "notifications") { register throws(ValidationError) in
+                try register.enumeration("value", NotificationAuthorization.self)
             }
-            if let object = try knownReader.object("timeZone") {
-                var register = JSONObjectReader(object, path: "known.timeZone")
-                guard let value = try register.string("value") else {
-                    throw ValidationError(field: "known.timeZone.value", reason: "is required")
-                }
-                knownTimeZone = .init(value: value, observedAt: try Self.requiredDate(&register, "observedAt"))
+            knownTimeZone = try Self.readKnown(&knownReader, "timeZone") { register throws(ValidationError) in
+                try register.string("value")
             }
-            if let object = try knownReader.object("motion") {
-                var register = JSONObjectReader(object, path: "known.motion")
-                guard let value = try register.enumeration("value", MotionAuthorization.self) else {
-                    throw ValidationError(field: "known.motion.value", reason: "is required")
-                }
-                knownMotion = .init(value: value, observedAt: try Self.requiredDate(&register, "observedAt"))
+            knownMotion = try Self.readKnown(&knownReader, "motion") { register throws(ValidationError) in
+                try register.enumeration("value", MotionAuthorization.self)
             }
         }
 
