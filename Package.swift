@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // The model and policy: pure values, no I/O, Foundation only.
@@ -64,6 +65,16 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // The PostgreSQL backend of the store protocol, for instances sharing one database.
+        .target(
+            name: "RemindPostgres",
+            dependencies: [
+                "RemindCore", "RemindStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .systemLibrary(
             name: "CSystemd",
             pkgConfig: "libsystemd",
@@ -77,6 +88,8 @@ let package = Package(
             name: "RemindDaemon",
             dependencies: [
                 "RemindCore", "RemindAPI", "RemindConfig", "RemindStore", "RemindSinks", "RemindPush", "Systemd",
+                "RemindPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -151,7 +164,14 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "RemindStoreTests", dependencies: ["RemindStore", "RemindCore", "RemindTesting"]),
+        .testTarget(
+            name: "RemindStoreTests",
+            dependencies: [
+                "RemindStore", "RemindCore", "RemindTesting", "RemindPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "RemindConfigTests", dependencies: ["RemindConfig", "RemindCore"]),
         .testTarget(
             name: "RemindDaemonTests",

@@ -18,6 +18,7 @@ extension DaemonConfiguration {
             "sinks": .array(sinks.map(\.json)),
             "services": ServiceDefinition.json(services),
             "experiment": experiment.json,
+            "storage": storage.json,
         ])
     }
 }

@@ -20,6 +20,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var services: [ServiceDefinition] = []
     /// The holdout and copy variants (DESIGN §5).
     public var experiment = Experiment()
+    /// Where the state lives: the state directory (default) or a shared PostgreSQL database.
+    public var storage = StorageConfiguration()
 
     public init(
         notification: LocationNotificationConfiguration = .init(),
@@ -96,8 +98,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let section = try reader.strictObject("experiment") {
             experiment = try Experiment(object: section, path: "experiment")
         }
+        if let section = try reader.strictObject("storage") {
+            storage = try StorageConfiguration(object: section)
+        }
         try reader.rejectUnknownKeys(
-            context: "(notification, stateDirectory, listen, schedule, heartbeat, history, sinks, services, experiment)"
+            context:
+                "(notification, stateDirectory, listen, schedule, heartbeat, history, sinks, services, experiment, storage)"
         )
     }
 

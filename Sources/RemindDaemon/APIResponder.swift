@@ -100,6 +100,13 @@ public struct APIResponder: HTTPResponder {
             response.headers[.retryAfter] = "5"
             return response
         }
+        if error.isUnavailable {
+            runtime.logger.error("database unavailable: \(error)")
+            var response = HTTPResponses.problem(
+                503, "Storage unavailable", "\(error); nothing was changed, retry later")
+            response.headers[.retryAfter] = "5"
+            return response
+        }
         runtime.logger.error("storage error: \(error)")
         return HTTPResponses.problem(500, "Storage error", "\(error)")
     }

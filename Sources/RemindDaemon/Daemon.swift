@@ -58,21 +58,16 @@ public enum Daemon {
         // files are read cold; the write-ahead log keeps a thread of its own (see there).
         let io = NIOThreadPool(numberOfThreads: 16)
         io.start()
-        let store: FileStateStore
-        let sinkNames = configuration.sinks.map(\.name)
+        let opened: OpenedStore
         do {
-            store = try FileStateStore(
-                options: .init(directory: configuration.stateDirectory, sinks: sinkNames, io: io),
-                policy: ReminderPolicy(configuration: configuration.policy), now: wallClock(),
-                notice: { logStoreNotice($0, logger: logger) })
+            opened = try openStore(
+                configuration, logger: logger, clock: clock, wallClock: wallClock, notifier: notifier, io: io,
+                tuning: tuning)
         } catch {
             try? io.syncShutdownGracefully()
-            throw StartupError("remindd: \(error)")
+            throw error
         }
-        let summary = store.summary
-        logger.notice(
-            "state loaded from \(configuration.stateDirectory): \(summary.users) users (\(summary.fromSnapshot ? "snapshot" : "full scan") + \(summary.replayedEntries) log entries), \(summary.pendingEvents) events pending",
-            metadata: [MessageID.metadataKey: MessageID.started.metadataValue])
+        let store = opened.store
 
         let handles: [DaemonRuntime.SinkHandle]
         var pushClients: [HTTPClient] = []
@@ -87,16 +82,14 @@ public enum Daemon {
         }
         let runtime = DaemonRuntime(
             configuration: configuration, store: store, sinks: handles, logger: logger, notifier: notifier,
-            metrics: metrics, wallClock: wallClock, reread: reread)
+            metrics: metrics, wallClock: wallClock, storeReady: opened.ready, reread: reread)
 
         var services: [any Service] = [
             // First, so the last to stop: the store's final checkpoint still runs on it.
             ThreadPoolService(pool: io),
             // Before the dispatchers, so it stops after them.
             HTTPClientService(clients: pushClients),
-            StoreService(
-                store: store, clock: clock, logger: logger, checkpointInterval: tuning.checkpointInterval,
-                snapshotInterval: tuning.snapshotInterval),
+            opened.service,
         ]
         for handle in handles {
             let sinkName = handle.sink.name

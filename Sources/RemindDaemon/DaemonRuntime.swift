@@ -36,6 +36,8 @@ public final class DaemonRuntime: Sendable {
     public let wallClock: @Sendable () -> Date
     /// Re-reads the configuration file (for reload); throws when it is invalid.
     let reread: @Sendable () throws(ConfigurationError) -> DaemonConfiguration
+    /// What `READY=1` waits for besides the listeners (the database, with PostgreSQL).
+    public let storeReady: StartupGate
     /// The TCP listener's certificate, re-read at every reload.
     let certificates = ServerCertificates()
     private let current: Mutex<DaemonConfiguration>
@@ -48,9 +50,10 @@ public final class DaemonRuntime: Sendable {
     public init(
         configuration: DaemonConfiguration, store: any StateStore, sinks: [SinkHandle], logger: Logger,
         notifier: SystemdNotifier = SystemdNotifier(), metrics: DaemonMetrics = DaemonMetrics(),
-        wallClock: @escaping @Sendable () -> Date,
+        wallClock: @escaping @Sendable () -> Date, storeReady: StartupGate = StartupGate(open: true),
         reread: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) {
+        self.storeReady = storeReady
         self.current = Mutex(configuration)
         self.store = store
         self.startedAt = store.daemonStartedAt
@@ -90,14 +93,15 @@ public final class DaemonRuntime: Sendable {
         }
         let previous = configuration
         if previous.listen != fresh.listen || previous.stateDirectory != fresh.stateDirectory
-            || previous.sinks != fresh.sinks
+            || previous.sinks != fresh.sinks || previous.storage != fresh.storage
         {
-            logger.warning("listen, stateDirectory and sinks changes take effect at the next restart")
+            logger.warning("listen, stateDirectory, storage and sinks changes take effect at the next restart")
         }
         // What is running is what `GET /v1/config` shows: the parts that need a restart keep
         // their running values until then.
         fresh.listen = previous.listen
         fresh.stateDirectory = previous.stateDirectory
+        fresh.storage = previous.storage
         fresh.sinks = previous.sinks
         current.withLock { [fresh] in $0 = fresh }
         await store.setPolicy(ReminderPolicy(configuration: fresh.policy))

@@ -205,6 +205,7 @@ final class Readiness: Sendable {
         }
         guard left == 0 else { return }
         Task {
+            await runtime.storeReady.wait()
             let statistics = await runtime.store.statistics()
             let status = "\(statistics.users) users, \(statistics.pendingReminders) reminders pending"
             let result = runtime.notifier.ready(status: status)

@@ -41,6 +41,12 @@ public struct DeadLetterRecord: Sendable, Equatable {
     }
 
     /// Reads what `write` wrote; nil for anything else.
+    /// Reads a letter back from `jsonBytes`; nil when the bytes are not one.
+    public init?(json bytes: some Collection<UInt8>) {
+        guard case .object(let object)? = try? JSONParser.parse(bytes) else { return nil }
+        self.init(object: object)
+    }
+
     init?(object: JSONObject) {
         var reader = JSONObjectReader(object)
         guard let sink = try? reader.string("sink"),

@@ -12,6 +12,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case locked(lockFile: String, holder: String)
         case corrupt(path: String, reason: String)
         case poolStopped
+        case databaseUnavailable(reason: String)
+        case database(reason: String)
     }
 
     let kind: Kind
@@ -30,6 +32,25 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The I/O pool has shut down: the daemon is stopping.
     static let poolStopped = StoreError(kind: .poolStopped)
+
+    /// The database cannot be reached (down, restarting, connection lost, or no connection
+    /// within the time a request may wait): nothing was changed; retrying later may succeed.
+    /// `reason` must not hold secrets (a URL's password): callers pass what the client said.
+    public static func databaseUnavailable(_ reason: String) -> StoreError {
+        StoreError(kind: .databaseUnavailable(reason: reason))
+    }
+
+    /// The database refused a statement for a reason of its own (a bug, or a schema changed
+    /// by hand): nothing was changed.
+    public static func database(_ reason: String) -> StoreError {
+        StoreError(kind: .database(reason: reason))
+    }
+
+    /// The database is unreachable: reports get 503 and the daemon retries.
+    public var isUnavailable: Bool {
+        if case .databaseUnavailable = kind { return true }
+        return false
+    }
 
     /// The disk is full (or over quota): writes fail until space returns.
     public var isDiskFull: Bool {
@@ -59,6 +80,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path): \(reason)"
         case .poolStopped:
             "the I/O pool has stopped (the daemon is shutting down)"
+        case .databaseUnavailable(let reason):
+            "the database is unavailable: \(reason)"
+        case .database(let reason):
+            "the database refused: \(reason)"
         }
     }
 }

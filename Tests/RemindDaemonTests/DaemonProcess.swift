@@ -43,8 +43,31 @@ final class DaemonProcess: @unchecked Sendable {
         try writeConfiguration(configuration, extraSinks: extraSinks)
     }
 
+    /// The backend the end-to-end suite runs against: the state directory's files, or with
+    /// `REMINDD_TEST_STORAGE=postgres` a database of its own on the test process's PostgreSQL
+    /// server (one switch, the same tests). Tests of what only the files backend has (the
+    /// state directory's files themselves) are marked `filesBackendOnly`.
+    static let usesPostgres = ProcessInfo.processInfo.environment["REMINDD_TEST_STORAGE"] == "postgres"
+
+    /// This daemon's database, made at its first configuration and kept across restarts.
+    private var databaseURL: String?
+
+    /// The `storage` member for the suite's backend; empty for files.
+    func storageMember() throws -> String {
+        guard Self.usesPostgres else { return "" }
+        if databaseURL == nil {
+            let server = try PostgresServer.shared()
+            databaseURL = server.url(database: try server.createDatabase())
+        }
+        return "\"storage\":{\"type\":\"postgres\",\"url\":\"\(databaseURL!)\"}"
+    }
+
     /// Replaces the configuration file (for sinks that need files in `directory` first).
     func writeConfiguration(_ configuration: String, extraSinks: String) throws {
+        var configuration = configuration
+        if !configuration.contains("\"storage\""), case let storage = try storageMember(), !storage.isEmpty {
+            configuration = configuration.isEmpty ? storage : configuration + "," + storage
+        }
         let extra = configuration.isEmpty ? "" : configuration + ","
         let sinks = extraSinks.isEmpty ? "" : "," + extraSinks
         let json = "{\(extra)\"sinks\":[{\"type\":\"file\",\"path\":\"\(eventsPath)\"}\(sinks)]}"

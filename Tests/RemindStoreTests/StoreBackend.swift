@@ -1,5 +1,8 @@
 import Foundation
+import Logging
+import PostgresNIO
 import RemindCore
+import RemindPostgres
 import RemindStore
 import RemindTesting
 import Testing
@@ -9,6 +12,7 @@ import Testing
 enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
     case files
     case memory
+    case postgres
 
     var testDescription: String { rawValue }
 
@@ -28,6 +32,23 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
             return Opened(store: try fixture.open(policy: policy, sinks: sinks, now: now), fixture: fixture)
         case .memory:
             return Opened(store: MemoryStateStore(sinks: sinks, policy: policy, now: now), fixture: nil)
+        case .postgres:
+            return Opened(store: try Self.openPostgres(policy: policy, sinks: sinks, now: now), fixture: nil)
         }
+    }
+
+    /// A store on a fresh database of the test process's PostgreSQL server, running.
+    static func openPostgres(
+        policy: ReminderPolicy, sinks: [String], now: Date, database: String? = nil, leaseSeconds: Int = 30
+    ) throws -> PostgresStateStore {
+        let server = try PostgresServer.shared()
+        let name = try database ?? server.createDatabase()
+        let client = PostgresClient.Configuration(
+            unixSocketPath: server.socketPath, username: "remindd", password: nil, database: name)
+        let store = PostgresStateStore(
+            options: .init(client: client, description: name, sinks: sinks, leaseSeconds: leaseSeconds),
+            policy: policy, now: now, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        store.startInBackground()
+        return store
     }
 }

@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+import RemindConfig
+import RemindCore
+import RemindPostgres
+import RemindStore
+import ServiceLifecycle
+import Systemd
+
+extension Daemon {
+    /// The configured store, the service that owns its lifetime, and what `READY=1` waits for.
+    struct OpenedStore {
+        var store: any StateStore
+        var service: any Service
+        var ready: StartupGate
+    }
+
+    static func openStore<C: Clock>(
+        _ configuration: DaemonConfiguration, logger: Logger, clock: C, wallClock: @Sendable () -> Date,
+        notifier: SystemdNotifier, io: NIOThreadPool, tuning: Tuning
+    ) throws(StartupError) -> OpenedStore where C.Duration == Duration {
+        let sinkNames = configuration.sinks.map(\.name)
+        let policy = ReminderPolicy(configuration: configuration.policy)
+        switch configuration.storage.type {
+        case .files:
+            let store: FileStateStore
+            do {
+                store = try FileStateStore(
+                    options: .init(directory: configuration.stateDirectory, sinks: sinkNames, io: io),
+                    policy: policy, now: wallClock(), notice: { logStoreNotice($0, logger: logger) })
+            } catch {
+                throw StartupError("remindd: \(error)")
+            }
+            let summary = store.summary
+            logger.notice(
+                "state loaded from \(configuration.stateDirectory): \(summary.users) users (\(summary.fromSnapshot ? "snapshot" : "full scan") + \(summary.replayedEntries) log entries), \(summary.pendingEvents) events pending",
+                metadata: [MessageID.metadataKey: MessageID.started.metadataValue])
+            let service = StoreService(
+                store: store, clock: clock, logger: logger, checkpointInterval: tuning.checkpointInterval,
+                snapshotInterval: tuning.snapshotInterval)
+            return OpenedStore(store: store, service: service, ready: StartupGate(open: true))
+        case .postgres:
+            let url: DatabaseURL
+            do {
+                guard let resolved = try configuration.storage.resolvedURL() else {
+                    throw ValidationError(field: "storage.url", reason: "is required with type postgres")
+                }
+                url = resolved
+            } catch {
+                throw StartupError("remindd: \(error)", exitCode: 78)
+            }
+            let ready = StartupGate(open: false)
+            var options = PostgresStateStore.Options(
+                client: clientConfiguration(url, poolSize: configuration.storage.poolSize),
+                description: url.description, sinks: sinkNames, leaseSeconds: configuration.storage.leaseSeconds)
+            options.statisticsMaximumAge = .seconds(5)
+            let store = PostgresStateStore(
+                options: options, policy: policy, now: wallClock(), logger: logger,
+                onWaiting: { reason in _ = notifier.status(reason) },
+                onReady: {
+                    logger.notice(
+                        "state in PostgreSQL at \(url.description)",
+                        metadata: [MessageID.metadataKey: MessageID.started.metadataValue])
+                    ready.open()
+                })
+            _ = notifier.status("connecting to PostgreSQL at \(url.description)")
+            return OpenedStore(store: store, service: store, ready: ready)
+        }
+    }
+
+    /// PostgresNIO's configuration for a URL: a Unix socket or TCP with the URL's TLS mode.
+    static func clientConfiguration(_ url: DatabaseURL, poolSize: Int) -> PostgresClient.Configuration {
+        var configuration: PostgresClient.Configuration
+        switch url.endpoint {
+        case .unixSocket(let path):
+            configuration = .init(
+                unixSocketPath: path, username: url.username, password: url.password, database: url.database)
+        case .tcp(let host, let port):
+            let tls: PostgresClient.Configuration.TLS =
+                switch url.tls {
+                case .disable: .disable
+                case .prefer: .prefer(.makeClientConfiguration())
+                case .require: .require(.makeClientConfiguration())
+                }
+            configuration = .init(
+                host: host, port: port, username: url.username, password: url.password, database: url.database,
+                tls: tls)
+        }
+        configuration.options.maximumConnections = poolSize
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+}

@@ -1,0 +1,89 @@
+import Logging
+import PostgresNIO
+
+/// The tables remindd keeps in PostgreSQL, created and migrated at start (DESIGN §2).
+///
+/// Migrations are numbered and applied in order inside one transaction that holds an
+/// advisory lock, so instances starting together migrate once: the second waits for the
+/// lock, then finds the version already current.
+enum PostgresSchema {
+    /// The advisory lock key's first half, remindd's own; the second names the purpose.
+    static let lockSpace: Int32 = 0x5245_4D44  // "REMD"
+    static let migrationLock: Int32 = 1
+
+    static let migrations: [[PostgresQuery]] = [
+        [
+            """
+            CREATE TABLE remindd_users (
+                user_id text PRIMARY KEY,
+                doc jsonb NOT NULL,
+                wake_at timestamptz,
+                reminder_at timestamptz,
+                next_sequence integer NOT NULL,
+                reason text,
+                conditions smallint NOT NULL,
+                episode_started_at timestamptz,
+                episode_group text,
+                episode_reason text
+            )
+            """,
+            "CREATE INDEX remindd_users_wake ON remindd_users (wake_at) WHERE wake_at IS NOT NULL",
+            "CREATE INDEX remindd_users_reminder ON remindd_users (reminder_at) WHERE reminder_at IS NOT NULL",
+            """
+            CREATE TABLE remindd_outbox (
+                seq bigserial PRIMARY KEY,
+                event_id text NOT NULL,
+                sink text NOT NULL,
+                user_id text NOT NULL,
+                event text NOT NULL,
+                lease_owner text,
+                lease_until timestamptz,
+                UNIQUE (event_id, sink)
+            )
+            """,
+            "CREATE INDEX remindd_outbox_user ON remindd_outbox (sink, user_id, seq)",
+            """
+            CREATE TABLE remindd_dead_letters (
+                seq bigserial,
+                event_id text NOT NULL,
+                sink text NOT NULL,
+                record text NOT NULL,
+                PRIMARY KEY (event_id, sink)
+            )
+            """,
+            """
+            CREATE TABLE remindd_outcomes (
+                user_id text NOT NULL,
+                started_at timestamptz NOT NULL,
+                line text NOT NULL,
+                PRIMARY KEY (user_id, started_at)
+            )
+            """,
+            "CREATE INDEX remindd_outcomes_started ON remindd_outcomes (started_at)",
+            "CREATE TABLE remindd_meta (key text PRIMARY KEY, value text NOT NULL)",
+        ]
+    ]
+
+    /// Brings the schema to the newest version; returns the versions applied now.
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(\(lockSpace), \(migrationLock))", logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS remindd_schema (version integer NOT NULL)", logger: logger)
+            var current = 0
+            for try await version in try await connection.query(
+                "SELECT coalesce(max(version), 0) FROM remindd_schema", logger: logger
+            ).decode(Int.self) {
+                current = version
+            }
+            var applied: [Int] = []
+            for (index, statements) in migrations.enumerated() where index + 1 > current {
+                for statement in statements { try await connection.query(statement, logger: logger) }
+                try await connection.query("INSERT INTO remindd_schema (version) VALUES (\(index + 1))", logger: logger)
+                applied.append(index + 1)
+            }
+            return applied
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import PostgresNIO
+import RemindStore
+import Synchronization
+
+extension PostgresStateStore {
+    /// Runs `operation` once the store is ready, within `operationTimeout`, and turns what
+    /// the client throws into `StoreError`: unavailable (503) for anything that says the
+    /// database cannot be reached, refused (500) for a statement the server rejected.
+    func database<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        do {
+            return try await withTimeout(options.operationTimeout) {
+                await self.readyLatch.wait()
+                return try await operation()
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    /// `database` around one transaction: committed when `body` returns, rolled back when it
+    /// throws.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T
+    {
+        try await database {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                try await body(connection)
+            }
+        }
+    }
+
+    static func storeError(_ error: any Error) -> StoreError {
+        if let error = error as? PSQLError, error.code == .server {
+            let state = error.serverInfo?[.sqlState] ?? ""
+            let message = error.serverInfo?[.message] ?? "server error"
+            // Connection exceptions, operator intervention (shutdown, restart), insufficient
+            // resources, system errors: the database is not there for us right now.
+            if ["08", "57", "53", "58"].contains(String(state.prefix(2))) {
+                return .databaseUnavailable("\(message) (\(state))")
+            }
+            return .database("\(message) (\(state))")
+        }
+        return .databaseUnavailable(describe(error))
+    }
+
+    /// A short reason for logs and `STATUS=`: what the client says, never the URL or password
+    /// (PostgresNIO's errors do not carry them).
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if error.code == .server {
+                return "\(error.serverInfo?[.message] ?? "server error") (\(error.serverInfo?[.sqlState] ?? "?"))"
+            }
+            if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+            return "\(error.code)"
+        }
+        if error is OperationTimeout { return "no answer within the time allowed" }
+        return "\(error)"
+    }
+}
+
+/// An operation that did not finish in time.
+struct OperationTimeout: Error, CustomStringConvertible {
+    var description: String { "no answer within the time allowed" }
+}
+
+/// Runs `operation` and answers its result, or `OperationTimeout` once `limit` passes: the
+/// caller is not held by a statement that never returns (a server that stopped answering
+/// without closing the connection). The operation is cancelled then, and left to end alone.
+func withTimeout<T: Sendable>(
+    _ limit: Duration, _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    let answer = OnceContinuation<T>()
+    let work = Task { answer.resume(with: await Result(catching: { try await operation() })) }
+    let timer = Task {
+        try await Task.sleep(for: limit)
+        if answer.resume(with: .failure(OperationTimeout())) { work.cancel() }
+    }
+    return try await withTaskCancellationHandler {
+        defer { timer.cancel() }
+        return try await answer.value()
+    } onCancel: {
+        work.cancel()
+        _ = answer.resume(with: .failure(CancellationError()))
+    }
+}
+
+/// A result that the first of several racers sets; later ones are ignored.
+final class OnceContinuation<T: Sendable>: Sendable {
+    private struct State {
+        var result: Result<T, any Error>?
+        var waiter: CheckedContinuation<T, any Error>?
+    }
+
+    private let state = Mutex(State())
+
+    /// True when this call set the result.
+    @discardableResult
+    func resume(with result: Result<T, any Error>) -> Bool {
+        let (set, waiter) = state.withLock { state -> (Bool, CheckedContinuation<T, any Error>?) in
+            guard state.result == nil else { return (false, nil) }
+            state.result = result
+            defer { state.waiter = nil }
+            return (true, state.waiter)
+        }
+        waiter?.resume(with: result)
+        return set
+    }
+
+    func value() async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLock { state -> Result<T, any Error>? in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
+
+/// Opens once; every waiter before and after returns.
+final class AsyncLatch: Sendable {
+    private struct State {
+        var open = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func open() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    var isOpen: Bool { state.withLock { $0.open } }
+
+    /// Returns once open. A waiter that is cancelled still waits for the latch; callers bound
+    /// it with a timeout that abandons the wait.
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+}

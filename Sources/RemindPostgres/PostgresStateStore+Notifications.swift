@@ -1,0 +1,74 @@
+import Foundation
+import PostgresNIO
+import RemindCore
+
+extension PostgresStateStore {
+    /// Follows `remindd_wake` and `remindd_events` on a connection of its own: another
+    /// instance's report that moves a due time earlier wakes this scheduler, its new events
+    /// wake this instance's dispatchers. A lost connection is re-established with backoff;
+    /// meanwhile the once-a-second look (`tickLoop`) keeps everything moving.
+    func listenLoop() async {
+        var delay = Duration.milliseconds(250)
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: "remindd_wake") { wakes in
+                        try await connection.listen(on: "remindd_events") { events in
+                            delay = .milliseconds(250)
+                            // Whatever happened while nobody listened.
+                            self.wakeEverything()
+                            try await withThrowingDiscardingTaskGroup { group in
+                                group.addTask { for try await _ in wakes { self.scheduleChanged.signal() } }
+                                group.addTask {
+                                    for try await _ in events {
+                                        for signal in self.outboxSignals.values { signal.signal() }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("LISTEN connection lost, reconnecting in \(delay): \(Self.describe(error))")
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+
+    /// Keeps this instance's leases alive while it delivers: every third of the lease.
+    func renewLeasesLoop() async {
+        let owner = options.instance
+        let lease = Double(options.leaseSeconds)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(lease / 3))
+            if Task.isCancelled { return }
+            do {
+                try await withTimeout(options.operationTimeout) {
+                    try await self.client.query(
+                        """
+                        UPDATE remindd_outbox SET lease_until = now() + make_interval(secs => \(lease))
+                        WHERE lease_owner = \(owner) AND lease_until IS NOT NULL
+                        """, logger: self.logger)
+                }
+            } catch {
+                logger.warning("renewing leases: \(Self.describe(error))")
+            }
+        }
+    }
+
+    /// Once a second: leases of dead instances run out and notifications can be missed, and
+    /// neither says so.
+    func tickLoop() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            for signal in outboxSignals.values { signal.signal() }
+        }
+    }
+
+    func wakeEverything() {
+        scheduleChanged.signal()
+        for signal in outboxSignals.values { signal.signal() }
+    }
+}

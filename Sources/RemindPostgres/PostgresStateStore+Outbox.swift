@@ -1,0 +1,161 @@
+import Foundation
+import PostgresNIO
+import RemindCore
+import RemindStore
+
+extension PostgresStateStore {
+    public func claimEvent(for sink: String) async -> OutboxEvent? {
+        await claimEvents(for: sink, limit: 1).first
+    }
+
+    /// Leases up to `limit` events of `sink`: each the oldest left of its user for that sink
+    /// (so one user's events go out in order, one at a time), not leased by a live instance.
+    public func claimEvents(for sink: String, limit: Int) async -> [OutboxEvent] {
+        let (owner, lease) = (options.instance, Double(options.leaseSeconds))
+        do {
+            return try await database {
+                let rows = try await self.client.query(
+                    """
+                    WITH next AS (
+                        SELECT o.seq FROM remindd_outbox o
+                        WHERE o.sink = \(sink) AND (o.lease_until IS NULL OR o.lease_until < now())
+                          AND NOT EXISTS (
+                            SELECT 1 FROM remindd_outbox p
+                            WHERE p.sink = o.sink AND p.user_id = o.user_id AND p.seq < o.seq)
+                        ORDER BY o.seq LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                    UPDATE remindd_outbox o SET lease_owner = \(owner),
+                        lease_until = now() + make_interval(secs => \(lease))
+                    FROM next WHERE o.seq = next.seq
+                    RETURNING o.seq, o.event
+                    """, logger: self.logger)
+                var claimed: [(Int64, OutboxEvent)] = []
+                for try await (seq, body) in rows.decode((Int64, String).self) {
+                    claimed.append((seq, try OutboxEvent(bytes: Array(body.utf8))))
+                }
+                return claimed.sorted { $0.0 < $1.0 }.map(\.1)
+            }
+        } catch {
+            logger.warning("claiming events for \(sink): \(error)")
+            return []
+        }
+    }
+
+    public func waitForEvents(for sink: String) async {
+        await outboxSignals[sink]?.wait()
+    }
+
+    /// Deletes the event's row for `sink`. When the database cannot be told, the event is
+    /// delivered again once its lease runs out: at-least-once, with the same id.
+    public func complete(_ eventID: String, sink: String) async {
+        do {
+            let last = try await database {
+                var remaining = 0
+                try await self.client.query(
+                    "DELETE FROM remindd_outbox WHERE event_id = \(eventID) AND sink = \(sink)", logger: self.logger)
+                for try await count in try await self.client.query(
+                    "SELECT count(*) FROM remindd_outbox WHERE event_id = \(eventID)", logger: self.logger
+                ).decode(Int.self) {
+                    remaining = count
+                }
+                return remaining == 0
+            }
+            state.withLock {
+                if last { $0.delivered += 1 }
+                $0.statistics = nil
+            }
+        } catch {
+            logger.error("event \(eventID) delivered to \(sink) but not marked done (it may go again): \(error)")
+        }
+        outboxSignals[sink]?.signal()
+    }
+
+    /// Gives the lease back at once, so that any instance may take the event.
+    public func release(_ eventID: String, sink: String) async {
+        let owner = options.instance
+        do {
+            try await database {
+                try await self.client.query(
+                    """
+                    UPDATE remindd_outbox SET lease_owner = NULL, lease_until = NULL
+                    WHERE event_id = \(eventID) AND sink = \(sink) AND lease_owner = \(owner)
+                    """, logger: self.logger)
+            }
+        } catch {
+            logger.warning("event \(eventID) for \(sink) not released (its lease runs out instead): \(error)")
+        }
+        outboxSignals[sink]?.signal()
+    }
+
+    public func pendingEvents(for sink: String) async -> Int {
+        (try? await database {
+            var count = 0
+            for try await value in try await self.client.query(
+                "SELECT count(*) FROM remindd_outbox WHERE sink = \(sink)", logger: self.logger
+            ).decode(Int.self) {
+                count = value
+            }
+            return count
+        }) ?? 0
+    }
+
+    public func deadLetter(_ letter: DeadLetterRecord) async throws {
+        let record = String(decoding: letter.jsonBytes, as: UTF8.self)
+        try await database {
+            try await self.client.query(
+                """
+                INSERT INTO remindd_dead_letters (event_id, sink, record) VALUES (\(letter.event.id), \(letter.sink), \(record))
+                ON CONFLICT (event_id, sink) DO UPDATE SET record = EXCLUDED.record
+                """, logger: self.logger)
+        }
+        state.withLock { $0.statistics = nil }
+    }
+
+    public func deadLetters() async -> [DeadLetterRecord] {
+        do {
+            return try await database {
+                var letters: [DeadLetterRecord] = []
+                for try await text in try await self.client.query(
+                    "SELECT record FROM remindd_dead_letters ORDER BY seq", logger: self.logger
+                ).decode(String.self) {
+                    if let letter = DeadLetterRecord(json: Array(text.utf8)) { letters.append(letter) }
+                }
+                return letters
+            }
+        } catch {
+            logger.error("reading dead letters: \(error)")
+            return []
+        }
+    }
+
+    /// Moves letters back into their sinks' queues in one transaction, behind the events
+    /// already waiting.
+    public func replayDeadLetters(ids: Set<String>?) async throws -> Int {
+        let chosen = ids.map { Array($0) }
+        let count = try await transaction { connection -> Int in
+            let rows =
+                if let chosen {
+                    try await connection.query(
+                        "DELETE FROM remindd_dead_letters WHERE event_id = ANY(\(chosen)) RETURNING record",
+                        logger: self.logger)
+                } else {
+                    try await connection.query("DELETE FROM remindd_dead_letters RETURNING record", logger: self.logger)
+                }
+            var letters: [DeadLetterRecord] = []
+            for try await text in rows.decode(String.self) {
+                if let letter = DeadLetterRecord(json: Array(text.utf8)) { letters.append(letter) }
+            }
+            for letter in letters.sorted(by: { $0.deadLetteredAt < $1.deadLetteredAt }) {
+                try await connection.query(
+                    """
+                    INSERT INTO remindd_outbox (event_id, sink, user_id, event)
+                    VALUES (\(letter.event.id), \(letter.sink), \(letter.event.userID.rawValue), \(letter.event.json))
+                    ON CONFLICT (event_id, sink) DO NOTHING
+                    """, logger: self.logger)
+            }
+            if !letters.isEmpty { try await self.notify(wake: false, events: true, on: connection) }
+            return letters.count
+        }
+        if count > 0 { changed(wakeEarlier: false, events: true) }
+        return count
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import PostgresNIO
+import RemindCore
+import RemindStore
+
+extension PostgresStateStore {
+    /// The earliest wake-up of any user in the database; nil also while it cannot be asked
+    /// (the scheduler then looks again within its maximum sleep).
+    public func nextWakeAt() async -> Date? {
+        do {
+            return try await database {
+                var earliest: Date?
+                for try await wake in try await self.client.query(
+                    "SELECT min(wake_at) FROM remindd_users", logger: self.logger
+                ).decode(Date?.self) {
+                    earliest = wake
+                }
+                return earliest
+            }
+        } catch {
+            return nil
+        }
+    }
+
+    /// Claims up to `limit` due users with `FOR UPDATE SKIP LOCKED` and records their fires
+    /// in the same transaction: what another instance (or a report) holds is left for later.
+    public func fireDue(now: Date, limit: Int) async throws -> FireSummary {
+        let (policy, started) = (self.policy, daemonStartedAt)
+        let summary = try await transaction { connection -> FireSummary in
+            let rows = try await connection.query(
+                """
+                SELECT user_id, doc::text FROM remindd_users WHERE wake_at <= \(now)
+                ORDER BY wake_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                """, logger: self.logger)
+            var due: [(UserID, String)] = []
+            for try await (user, text) in rows.decode((String, String).self) {
+                due.append((try UserID(user), text))
+            }
+            var summary = FireSummary()
+            var events: [OutboxEvent] = []
+            for (userID, text) in due {
+                let record = try self.decodeRecord(text, userID: userID)
+                let outcome = policy.fire(record, now: now, daemonStartedAt: started)
+                guard outcome.changed else {
+                    // Nothing due after all: woken again later, never at or before `now`, so a
+                    // pass cannot spin on it.
+                    let wake = policy.nextWakeAt(record.schedule, daemonStartedAt: started).map {
+                        $0 <= now ? now.addingTimeInterval(1) : $0
+                    }
+                    try await connection.query(
+                        "UPDATE remindd_users SET wake_at = \(wake) WHERE user_id = \(userID.rawValue)",
+                        logger: self.logger)
+                    continue
+                }
+                try await self.write(
+                    outcome.record,
+                    columns: ScheduleColumns(outcome.record.schedule, policy: policy, daemonStartedAt: started),
+                    on: connection)
+                let produced = outcome.events.map(OutboxEvent.init)
+                events += produced
+                summary.users += 1
+                summary.events += produced
+                if outcome.suppressed { summary.suppressed.append(userID) }
+            }
+            try await self.enqueue(events, on: connection)
+            try await self.notify(wake: false, events: !events.isEmpty, on: connection)
+            return summary
+        }
+        if summary.users > 0 || !summary.suppressed.isEmpty {
+            state.withLock { $0.suppressed += summary.suppressed.count }
+            changed(wakeEarlier: false, events: !summary.events.isEmpty)
+        }
+        return summary
+    }
+
+    public func pendingReminders(dueBefore: Date?, limit: Int) async -> [ScheduledReminder] {
+        let query: PostgresQuery =
+            if let dueBefore {
+                """
+                SELECT user_id, reminder_at, next_sequence, reason FROM remindd_users
+                WHERE reminder_at IS NOT NULL AND reminder_at < \(dueBefore)
+                ORDER BY reminder_at, user_id LIMIT \(limit)
+                """
+            } else {
+                """
+                SELECT user_id, reminder_at, next_sequence, reason FROM remindd_users
+                WHERE reminder_at IS NOT NULL ORDER BY reminder_at, user_id LIMIT \(limit)
+                """
+            }
+        do {
+            return try await database {
+                var pending: [ScheduledReminder] = []
+                for try await (user, due, sequence, reason) in try await self.client.query(query, logger: self.logger)
+                    .decode((String, Date, Int, String?).self)
+                {
+                    pending.append(
+                        ScheduledReminder(
+                            userID: try UserID(user), dueAt: due.millisecondPrecision, sequence: sequence,
+                            reason: reason.flatMap(PermissionErrorType.init(rawValue:)) ?? .locationNotAuthorizedAlways)
+                    )
+                }
+                return pending
+            }
+        } catch {
+            logger.error("pending reminders: \(error)")
+            return []
+        }
+    }
+
+    /// A new configuration. When what the scheduling columns depend on changed, every row's
+    /// columns are recomputed; otherwise nothing in the database moves.
+    public func setPolicy(_ policy: ReminderPolicy) async {
+        state.withLock {
+            $0.policy = policy
+            $0.fingerprint = ScheduleColumns.fingerprint(policy)
+            $0.statistics = nil
+        }
+        do {
+            try await database { try await self.recomputeIfPolicyChanged() }
+        } catch {
+            logger.error("due times not recomputed for the new configuration (retried at next start): \(error)")
+        }
+        scheduleChanged.signal()
+    }
+
+    /// Recomputes every row's columns when the stored fingerprint is not this policy's, in
+    /// batches of locked rows (a report in between is not overwritten by a stale column),
+    /// then stores the fingerprint.
+    func recomputeIfPolicyChanged() async throws {
+        let (policy, fingerprint) = state.withLock { ($0.policy, $0.fingerprint) }
+        var stored: String?
+        for try await value in try await client.query(
+            "SELECT value FROM remindd_meta WHERE key = 'schedule_policy'", logger: logger
+        ).decode(String.self) {
+            stored = value
+        }
+        guard stored != fingerprint else { return }
+        var after = ""
+        var total = 0
+        while true {
+            let (count, last) = try await client.withTransaction(logger: logger) { connection -> (Int, String?) in
+                let rows = try await connection.query(
+                    """
+                    SELECT user_id, doc::text FROM remindd_users WHERE user_id > \(after)
+                    ORDER BY user_id LIMIT 1000 FOR UPDATE
+                    """, logger: self.logger)
+                var batch: [(String, String)] = []
+                for try await row in rows.decode((String, String).self) { batch.append(row) }
+                for (user, text) in batch {
+                    let record = try self.decodeRecord(text, userID: try UserID(user))
+                    let columns = ScheduleColumns(
+                        record.schedule, policy: policy, daemonStartedAt: self.daemonStartedAt)
+                    try await connection.query(
+                        """
+                        UPDATE remindd_users SET wake_at = \(columns.wakeAt), reminder_at = \(columns.reminderAt),
+                            next_sequence = \(columns.nextSequence), reason = \(columns.reason)
+                        WHERE user_id = \(user)
+                        """, logger: self.logger)
+                }
+                return (batch.count, batch.last?.0)
+            }
+            total += count
+            guard let last, count == 1000 else { break }
+            after = last
+        }
+        try await client.query(
+            """
+            INSERT INTO remindd_meta (key, value) VALUES ('schedule_policy', \(fingerprint))
+            ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
+            """, logger: logger)
+        if total > 0 { logger.notice("due times recomputed for \(total) users (the schedule policy changed)") }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import PostgresNIO
+import RemindCore
+import RemindStore
+
+extension PostgresStateStore {
+    /// The counts of the whole database. They are counted by the server and reused for up to
+    /// `statisticsMaximumAge` (DESIGN §2 lets daemon-wide counts lag 5 s); a change made
+    /// through this instance counts at once. While the database cannot be asked, the last
+    /// counts stand.
+    public func statistics() async -> StoreStatistics {
+        let now = ContinuousClock.now
+        let cached = state.withLock { state -> StoreStatistics? in
+            guard let statistics = state.statistics, let at = state.statisticsAt,
+                now - at < options.statisticsMaximumAge
+            else { return nil }
+            return statistics
+        }
+        if let cached { return cached }
+        do {
+            var statistics = try await database { try await self.countAll() }
+            state.withLock {
+                statistics.suppressed = $0.suppressed
+                statistics.eventsDelivered = $0.delivered
+                $0.statistics = statistics
+                $0.statisticsAt = now
+            }
+            return statistics
+        } catch {
+            return state.withLock { $0.statistics } ?? StoreStatistics()
+        }
+    }
+
+    private func countAll() async throws -> StoreStatistics {
+        var statistics = StoreStatistics()
+        for try await (users, open, pending, next) in try await client.query(
+            """
+            SELECT count(*), count(episode_started_at), count(reminder_at), min(reminder_at) FROM remindd_users
+            """, logger: logger
+        ).decode((Int, Int, Int, Date?).self) {
+            statistics.users = users
+            statistics.openEpisodes = open
+            statistics.pendingReminders = pending
+            statistics.nextReminderAt = next?.millisecondPrecision
+        }
+        for try await (conditions, count) in try await client.query(
+            "SELECT conditions, count(*) FROM remindd_users GROUP BY conditions", logger: logger
+        ).decode((Int16, Int).self) {
+            statistics.usersByConditions[ServiceConditions(rawValue: UInt8(truncatingIfNeeded: conditions))] = count
+        }
+        for sink in options.sinks { statistics.outboxPending[sink] = 0 }
+        for try await (sink, count) in try await client.query(
+            "SELECT sink, count(*) FROM remindd_outbox GROUP BY sink", logger: logger
+        ).decode((String, Int).self) {
+            statistics.outboxPending[sink] = count
+        }
+        for try await count in try await client.query(
+            "SELECT count(*) FROM remindd_dead_letters", logger: logger
+        ).decode(Int.self) {
+            statistics.deadLetters = count
+        }
+        return statistics
+    }
+
+    /// `/v1/stats` over the whole database: the closed episodes of the window from
+    /// `remindd_outcomes`, the open ones from the users' columns, through the same
+    /// `OutcomeStatistics` as the files backend.
+    public func stats(since: Date, until: Date) async -> StatsReport {
+        do {
+            return try await database {
+                var outcomes = OutcomeStatistics()
+                for try await line in try await self.client.query(
+                    """
+                    SELECT line FROM remindd_outcomes WHERE started_at >= \(since) AND started_at < \(until)
+                    """, logger: self.logger
+                ).decode(String.self) {
+                    if let outcome = try? EpisodeOutcome(json: Array(line.utf8)) { outcomes.add(outcome) }
+                }
+                var open: [(Date, String, PermissionErrorType?)] = []
+                for try await (started, group, reason) in try await self.client.query(
+                    """
+                    SELECT episode_started_at, episode_group, episode_reason FROM remindd_users
+                    WHERE episode_started_at >= \(since) AND episode_started_at < \(until)
+                    """, logger: self.logger
+                ).decode((Date, String?, String?).self) {
+                    open.append(
+                        (
+                            started.millisecondPrecision, group ?? Experiment.defaultGroup,
+                            reason.flatMap(PermissionErrorType.init(rawValue:))
+                        ))
+                }
+                return outcomes.report(since: since, until: until) { body in
+                    for (started, group, reason) in open { body(started, group, reason) }
+                }
+            }
+        } catch {
+            logger.error("stats: \(error)")
+            return OutcomeStatistics().report(since: since, until: until) { _ in }
+        }
+    }
+}

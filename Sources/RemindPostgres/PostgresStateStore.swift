@@ -1,0 +1,348 @@
+import Foundation
+import Logging
+import PostgresNIO
+import RemindCore
+import RemindStore
+import ServiceLifecycle
+import Synchronization
+
+/// The `StateStore` contract on one PostgreSQL database that any number of remindd instances
+/// share (DESIGN §2). Every user is a row of `remindd_users`: the user file's JSON document
+/// as `jsonb` and the scheduling columns beside it. A reply means committed.
+///
+/// - Reports, deletes and push verdicts are transactions that hold the user's advisory lock
+///   (so two instances creating one new user take turns) and the row's lock.
+/// - `fireDue` claims due rows with `FOR UPDATE SKIP LOCKED` in the transaction that records
+///   the fire: two instances never fire one user, and a user busy with a report is left for
+///   the next pass, as the contract allows.
+/// - Events are one row per event and sink. A sink claims the oldest event of each user with
+///   a lease (`leaseSeconds`), renewed while this instance lives; an instance that dies gives
+///   its events back when the lease runs out (at-least-once, the same event id).
+/// - `LISTEN`/`NOTIFY` wakes the other instances when a due time moves earlier or the outbox
+///   gains events; a once-a-second look covers expired leases and lost notifications.
+///
+/// It is a `Service`: `run()` runs the connection pool, waits for the database (with
+/// backoff, telling `onWaiting` why), migrates the schema, and then calls `onReady`. Until
+/// the database answers, changes fail with `StoreError.databaseUnavailable` (503 at the API).
+public final class PostgresStateStore: StateStore, Service {
+    public struct Options: Sendable {
+        public var client: PostgresClient.Configuration
+        /// How the database is named in messages: the URL without its password.
+        public var description: String
+        public var sinks: [String]
+        public var leaseSeconds: Int
+        /// This instance's name in leases: host, process and a random part.
+        public var instance: String
+        /// How long a request waits for the database before it is answered 503.
+        public var operationTimeout: Duration = .seconds(10)
+        /// How long the daemon-wide counts may be reused (DESIGN §2: they may lag 5 s).
+        public var statisticsMaximumAge: Duration = .seconds(5)
+
+        public init(
+            client: PostgresClient.Configuration, description: String, sinks: [String], leaseSeconds: Int = 30,
+            instance: String = PostgresStateStore.defaultInstanceName()
+        ) {
+            self.client = client
+            self.description = description
+            self.sinks = sinks
+            self.leaseSeconds = leaseSeconds
+            self.instance = instance
+        }
+    }
+
+    public nonisolated let daemonStartedAt: Date
+    public let scheduleChanged = AsyncSignal()
+    let options: Options
+    let client: PostgresClient
+    let logger: Logger
+    let outboxSignals: [String: AsyncSignal]
+    let state: Mutex<LocalState>
+    private let onWaiting: @Sendable (String) -> Void
+    private let onReady: @Sendable () -> Void
+    /// Tells the waiting callers that the first connection and the migration are done.
+    let readyLatch = AsyncLatch()
+    private let background = Mutex<Task<Void, Never>?>(nil)
+
+    struct LocalState {
+        var policy: ReminderPolicy
+        var fingerprint: String
+        var suppressed = 0
+        var delivered = 0
+        var statistics: StoreStatistics?
+        var statisticsAt: ContinuousClock.Instant?
+    }
+
+    public init(
+        options: Options, policy: ReminderPolicy, now: Date, logger: Logger,
+        onWaiting: @escaping @Sendable (String) -> Void = { _ in }, onReady: @escaping @Sendable () -> Void = {}
+    ) {
+        var client = options.client
+        client.options.maximumConnections = max(client.options.maximumConnections, 2)
+        self.options = options
+        self.client = PostgresClient(configuration: client, backgroundLogger: logger)
+        self.logger = logger
+        self.daemonStartedAt = now
+        self.outboxSignals = Dictionary(uniqueKeysWithValues: options.sinks.map { ($0, AsyncSignal()) })
+        self.state = Mutex(LocalState(policy: policy, fingerprint: ScheduleColumns.fingerprint(policy)))
+        self.onWaiting = onWaiting
+        self.onReady = onReady
+    }
+
+    public static func defaultInstanceName() -> String {
+        let host = ProcessInfo.processInfo.hostName
+        return "\(host):\(getpid()):\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    public var policy: ReminderPolicy { state.withLock { $0.policy } }
+
+    // MARK: - Lifetime
+
+    /// Runs the pool; connects, migrates and recomputes due times if the policy's timing
+    /// changed; then serves notifications and lease renewals until shutdown. The pool closes
+    /// at graceful shutdown, which reaches the store after the services that use it stopped.
+    public func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.client.run() }
+            group.addTask {
+                await cancelWhenGracefulShutdown {
+                    guard await self.connect() else { return }
+                    self.readyLatch.open()
+                    self.onReady()
+                    await withDiscardingTaskGroup { loops in
+                        loops.addTask { await self.listenLoop() }
+                        loops.addTask { await self.renewLeasesLoop() }
+                        loops.addTask { await self.tickLoop() }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits for the database with backoff, then migrates; false when cancelled first.
+    private func connect() async -> Bool {
+        var delay = Duration.milliseconds(250)
+        while !Task.isCancelled {
+            do {
+                try await withTimeout(options.operationTimeout) {
+                    try await self.client.query("SELECT 1", logger: self.logger)
+                }
+                let applied = try await PostgresSchema.migrate(client, logger: logger)
+                if !applied.isEmpty {
+                    logger.notice("database schema migrated to version \(applied.last!) (\(options.description))")
+                }
+                try await recomputeIfPolicyChanged()
+                return true
+            } catch {
+                let reason = Self.describe(error)
+                onWaiting("waiting for PostgreSQL at \(options.description): \(reason)")
+                logger.warning("PostgreSQL at \(options.description) not usable yet, retrying in \(delay): \(reason)")
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+        return false
+    }
+
+    // MARK: - Users
+
+    public func record(_ userID: UserID) async throws -> UserRecord? {
+        try await database { try await self.loadRecord(userID, on: self.client) }
+    }
+
+    public func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome {
+        let (policy, started) = (self.policy, daemonStartedAt)
+        let (outcome, earlier) = try await transaction { connection in
+            try await self.lockUser(userID, on: connection)
+            let existing = try await self.loadRow(userID, on: connection, forUpdate: true)
+            let outcome = policy.apply(report, to: existing?.record, userID: userID, receivedAt: receivedAt)
+            let columns = ScheduleColumns(outcome.record.schedule, policy: policy, daemonStartedAt: started)
+            try await self.write(outcome.record, columns: columns, on: connection)
+            let events = outcome.events.map(OutboxEvent.init)
+            try await self.enqueue(events, on: connection)
+            try await self.insertOutcomes(outcome.outcomes, on: connection)
+            let earlier = Self.movedEarlier(from: existing?.wakeAt, to: columns.wakeAt)
+            try await self.notify(wake: earlier, events: !events.isEmpty, on: connection)
+            return (outcome, earlier)
+        }
+        changed(wakeEarlier: earlier, events: !outcome.events.isEmpty)
+        return outcome
+    }
+
+    public func delete(_ userID: UserID, at date: Date) async throws -> Bool {
+        let deleted = try await transaction { connection -> Bool in
+            try await self.lockUser(userID, on: connection)
+            let rows = try await connection.query(
+                "DELETE FROM remindd_users WHERE user_id = \(userID.rawValue) RETURNING doc::text", logger: self.logger)
+            var document: String?
+            for try await text in rows.decode(String.self) { document = text }
+            guard let document else { return false }
+            if let record = try? UserRecord(json: Array(document.utf8)), let open = record.openEpisode {
+                try await self.insertOutcomes(
+                    [EpisodeOutcome(open, of: record, outcome: .forgotten, closedAt: date.millisecondPrecision)],
+                    on: connection)
+            }
+            return true
+        }
+        if deleted { changed(wakeEarlier: false, events: false) }
+        return deleted
+    }
+
+    public func pushAddress(for userID: UserID) async throws -> PushAddress? {
+        try await record(userID)?.device.push
+    }
+
+    public func markUnreachable(_ userID: UserID, token: String, reason: String, at date: Date) async throws {
+        let (policy, started) = (self.policy, daemonStartedAt)
+        try await transaction { connection in
+            try await self.lockUser(userID, on: connection)
+            guard var record = try await self.loadRow(userID, on: connection, forUpdate: true)?.record else { return }
+            guard record.device.markUnreachable(token: token, reason: reason, at: date.millisecondPrecision) else {
+                return
+            }
+            try await self.write(
+                record, columns: ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: started),
+                on: connection)
+        }
+    }
+
+    /// Nothing to move: every write is committed where it stays.
+    public func checkpoint(snapshot: Bool) async throws {}
+
+    /// Ends a store started by `startInBackground`. In the daemon the store is a service: its
+    /// pool closes when `run()` ends, after the services that use the store stopped.
+    public func close() async {
+        let task = background.withLock { task -> Task<Void, Never>? in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
+    }
+
+    /// Runs the store outside a service group (tools and tests); `close` ends it.
+    public func startInBackground() {
+        background.withLock { task in
+            guard task == nil else { return }
+            task = Task { try? await self.run() }
+        }
+    }
+
+    // MARK: - Rows
+
+    struct StoredRow {
+        var record: UserRecord
+        var wakeAt: Date?
+    }
+
+    func loadRecord(_ userID: UserID, on client: PostgresClient) async throws -> UserRecord? {
+        let rows = try await client.query(
+            "SELECT doc::text FROM remindd_users WHERE user_id = \(userID.rawValue)", logger: logger)
+        var record: UserRecord?
+        for try await text in rows.decode(String.self) { record = try decodeRecord(text, userID: userID) }
+        return record
+    }
+
+    func loadRow(_ userID: UserID, on connection: PostgresConnection, forUpdate: Bool) async throws -> StoredRow? {
+        let rows =
+            forUpdate
+            ? try await connection.query(
+                "SELECT doc::text, wake_at FROM remindd_users WHERE user_id = \(userID.rawValue) FOR UPDATE",
+                logger: logger)
+            : try await connection.query(
+                "SELECT doc::text, wake_at FROM remindd_users WHERE user_id = \(userID.rawValue)", logger: logger)
+        var row: StoredRow?
+        for try await (text, wake) in rows.decode((String, Date?).self) {
+            row = StoredRow(record: try decodeRecord(text, userID: userID), wakeAt: wake)
+        }
+        return row
+    }
+
+    func decodeRecord(_ text: String, userID: UserID) throws -> UserRecord {
+        do {
+            return try UserRecord(json: Array(text.utf8))
+        } catch {
+            throw StoreError.database("the stored document of \(userID.rawValue) does not decode: \(error)")
+        }
+    }
+
+    /// Serialises changes of one user across instances, including its creation (a row lock
+    /// cannot, while there is no row yet). Held until the transaction ends.
+    func lockUser(_ userID: UserID, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            "SELECT pg_advisory_xact_lock(hashtext(\(userID.rawValue)))", logger: logger)
+    }
+
+    func write(_ record: UserRecord, columns: ScheduleColumns, on connection: PostgresConnection) async throws {
+        let document = String(decoding: record.jsonBytes, as: UTF8.self)
+        try await connection.query(
+            """
+            INSERT INTO remindd_users (user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions,
+                episode_started_at, episode_group, episode_reason)
+            VALUES (\(record.userID.rawValue), \(document)::jsonb, \(columns.wakeAt), \(columns.reminderAt),
+                \(columns.nextSequence), \(columns.reason), \(columns.conditions), \(columns.episodeStartedAt),
+                \(columns.episodeGroup), \(columns.episodeReason))
+            ON CONFLICT (user_id) DO UPDATE SET doc = EXCLUDED.doc, wake_at = EXCLUDED.wake_at,
+                reminder_at = EXCLUDED.reminder_at, next_sequence = EXCLUDED.next_sequence, reason = EXCLUDED.reason,
+                conditions = EXCLUDED.conditions, episode_started_at = EXCLUDED.episode_started_at,
+                episode_group = EXCLUDED.episode_group, episode_reason = EXCLUDED.episode_reason
+            """, logger: logger)
+    }
+
+    /// One row per event and configured sink; an event already there (a retried
+    /// transaction) is not added twice.
+    func enqueue(_ events: [OutboxEvent], on connection: PostgresConnection) async throws {
+        guard !events.isEmpty, !options.sinks.isEmpty else { return }
+        var ids: [String] = []
+        var sinks: [String] = []
+        var users: [String] = []
+        var bodies: [String] = []
+        for event in events {
+            for sink in options.sinks {
+                ids.append(event.id)
+                sinks.append(sink)
+                users.append(event.userID.rawValue)
+                bodies.append(event.json)
+            }
+        }
+        try await connection.query(
+            """
+            INSERT INTO remindd_outbox (event_id, sink, user_id, event)
+            SELECT * FROM unnest(\(ids)::text[], \(sinks)::text[], \(users)::text[], \(bodies)::text[])
+            ON CONFLICT (event_id, sink) DO NOTHING
+            """, logger: logger)
+    }
+
+    /// Each closed episode once: the key is the user and the episode's start.
+    func insertOutcomes(_ outcomes: [EpisodeOutcome], on connection: PostgresConnection) async throws {
+        for outcome in outcomes {
+            var writer = JSONWriter()
+            outcome.write(to: &writer)
+            let line = String(decoding: writer.bytes, as: UTF8.self)
+            try await connection.query(
+                """
+                INSERT INTO remindd_outcomes (user_id, started_at, line)
+                VALUES (\(outcome.userID.rawValue), \(outcome.startedAt), \(line))
+                ON CONFLICT (user_id, started_at) DO NOTHING
+                """, logger: logger)
+        }
+    }
+
+    static func movedEarlier(from old: Date?, to new: Date?) -> Bool {
+        guard let new else { return false }
+        guard let old else { return true }
+        return new < old
+    }
+
+    /// Tells the other instances, at commit, what this change means for them.
+    func notify(wake: Bool, events: Bool, on connection: PostgresConnection) async throws {
+        if wake { try await connection.query("SELECT pg_notify('remindd_wake', '')", logger: logger) }
+        if events { try await connection.query("SELECT pg_notify('remindd_events', '')", logger: logger) }
+    }
+
+    /// After a committed change: this instance's waiters and its counts.
+    func changed(wakeEarlier: Bool, events: Bool) {
+        state.withLock { $0.statistics = nil }
+        if wakeEarlier { scheduleChanged.signal() }
+        if events { for signal in outboxSignals.values { signal.signal() } }
+    }
+}

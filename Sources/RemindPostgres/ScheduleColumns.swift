@@ -1,0 +1,42 @@
+import Foundation
+import RemindCore
+
+/// What the `remindd_users` row keeps beside the document, so that the scheduler, the
+/// pending list, the counts and `/v1/stats` are answered by indexed columns, not by reading
+/// documents. They follow from the document and the policy, and are recomputed when the
+/// policy's timing changes.
+struct ScheduleColumns: Sendable, Equatable {
+    var wakeAt: Date?
+    var reminderAt: Date?
+    var nextSequence: Int
+    var reason: String
+    var conditions: Int16
+    var episodeStartedAt: Date?
+    var episodeGroup: String?
+    var episodeReason: String?
+
+    init(_ schedule: UserSchedule, policy: ReminderPolicy, daemonStartedAt: Date) {
+        let reminder = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt)
+        reminderAt = reminder
+        wakeAt = policy.nextWakeAt(schedule, reminderWakeAt: reminder)
+        nextSequence = schedule.deliveredCount + 1
+        reason = (policy.reason(schedule.errors) ?? .locationNotAuthorizedAlways).rawValue
+        conditions = Int16(schedule.conditions.rawValue)
+        episodeStartedAt = schedule.episodeStartedAt
+        episodeGroup = schedule.episodeGroup
+        episodeReason = schedule.episodeReason?.rawValue
+    }
+
+    /// What of the policy the columns depend on: when it changes, every row is recomputed.
+    static func fingerprint(_ policy: ReminderPolicy) -> String {
+        let configuration = policy.configuration
+        let notification = configuration.notification
+        return [
+            "v1", "\(notification.notificationTriggerDelay)", "\(notification.showRecurringNotification)",
+            "\(notification.remindFor.rawValue)", "\(configuration.catchUpSpreadSeconds)",
+            "\(String(describing: configuration.quietHours))", "\(configuration.jitterSeconds)",
+            "\(String(describing: configuration.maxRemindersPerEpisode))",
+            "\(String(describing: configuration.heartbeatIntervalSeconds))",
+        ].joined(separator: "|")
+    }
+}

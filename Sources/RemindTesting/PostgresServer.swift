@@ -1,0 +1,171 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real PostgreSQL server for tests: Debian's binaries, a cluster made by `initdb` in a
+/// temporary directory, serving on a Unix socket in that directory only (no TCP), started as
+/// a child process and stopped by its PID. Run as `nobody` when the tests run as root, since
+/// the server refuses root.
+///
+/// `shared` is one server per test process (stopped at exit); a test that stops or restarts
+/// its server makes its own.
+public final class PostgresServer: @unchecked Sendable {
+    public let directory: String
+    public var socketDirectory: String { directory }
+    public private(set) var pid: pid_t?
+    private let lock = NSLock()
+    private static let binDirectory: String? = {
+        let base = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
+        return versions.compactMap(Int.init).sorted().last.map { "\(base)/\($0)/bin" }
+    }()
+
+    public static var isInstalled: Bool { binDirectory != nil }
+
+    /// Makes the cluster (with `fsync` on, as production has it) and starts the server.
+    public init() throws {
+        guard let bin = Self.binDirectory else {
+            throw ServerError("PostgreSQL is not installed (scripts/ensure-deps.sh installs Debian's postgresql)")
+        }
+        var template = Array("/tmp/rpg.XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw ServerError("mkdtemp failed") }
+        directory = String(cString: made)
+        if getuid() == 0 { chown(directory, 65534, 65534) }
+        try Self.run(
+            bin + "/initdb",
+            [
+                "-D", directory + "/data", "-U", "remindd", "--auth=trust", "-E", "UTF8", "--no-sync",
+                "--no-instructions",
+            ])
+        try start()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// One server for the whole test process, stopped by PID when the process exits.
+    public static func shared() throws -> PostgresServer {
+        try sharedLock.withLock {
+            if let server = sharedServer { return server }
+            let server = try PostgresServer()
+            sharedServer = server
+            atexit { PostgresServer.sharedServer?.stop() }
+            return server
+        }
+    }
+
+    nonisolated(unsafe) private static var sharedServer: PostgresServer?
+    private static let sharedLock = NSLock()
+
+    /// Starts the server on the existing cluster and waits (at most 30 s) until it accepts
+    /// connections.
+    public func start() throws {
+        guard let bin = Self.binDirectory else { throw ServerError("PostgreSQL is not installed") }
+        let arguments = [
+            bin + "/postgres", "-D", directory + "/data", "-k", directory, "-c", "listen_addresses=",
+            "-c", "max_connections=200", "-c", "shared_buffers=32MB", "-c", "log_min_messages=fatal",
+        ]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: getuid() == 0 ? "/usr/bin/setpriv" : arguments[0])
+        process.arguments =
+            getuid() == 0
+            ? ["--reuid=65534", "--regid=65534", "--clear-groups", "--"] + arguments : Array(arguments.dropFirst())
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
+        try process.run()
+        lock.withLock { pid = process.processIdentifier }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let status = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
+                status.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "ready" })
+            {
+                return
+            }
+            guard process.isRunning else { throw ServerError("postgres exited with \(process.terminationStatus)") }
+            usleep(20_000)
+        }
+        throw ServerError("postgres did not become ready within 30 s")
+    }
+
+    /// Stops the server by its PID (fast shutdown: connections are closed, nothing is lost)
+    /// and waits for it to exit.
+    public func stop() {
+        signal(SIGINT)
+    }
+
+    /// Kills the server by its PID without a shutdown: what a crash of the database host does.
+    public func kill9() {
+        signal(SIGKILL)
+    }
+
+    private func signal(_ number: Int32) {
+        guard
+            let pid = lock.withLock({ () -> pid_t? in
+                defer { self.pid = nil }; return self.pid
+            })
+        else { return }
+        kill(pid, number)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+
+    /// A new, empty database; its name.
+    public func createDatabase(
+        _ name: String = "t_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    )
+        throws -> String
+    {
+        try psql("postgres", "CREATE DATABASE \(name)")
+        return name
+    }
+
+    /// The server's socket file, for clients that take a path.
+    public var socketPath: String { directory + "/.s.PGSQL.5432" }
+
+    public func url(database: String) -> String {
+        "postgresql://remindd@/\(database)?host=\(directory)"
+    }
+
+    /// Runs SQL with psql over the socket; returns what it printed (unaligned, tuples only).
+    @discardableResult
+    public func psql(_ database: String, _ sql: String) throws -> String {
+        try Self.run(
+            "/usr/bin/psql",
+            ["-h", directory, "-U", "remindd", "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql],
+            asServerUser: false)
+    }
+
+    @discardableResult
+    private static func run(_ executable: String, _ arguments: [String], asServerUser: Bool = true) throws -> String {
+        let process = Process()
+        let output = Pipe()
+        if asServerUser, getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "--", executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
+        process.standardOutput = output
+        process.standardError = output
+        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw ServerError("\(executable) exited with \(process.terminationStatus): \(text)")
+        }
+        return text
+    }
+
+    public struct ServerError: Error, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
