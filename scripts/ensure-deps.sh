@@ -14,6 +14,9 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # The alerting rules and a live /metrics are checked with promtool, which Debian's
 # prometheus package carries.
 command -v promtool >/dev/null 2>&1 || need+=(prometheus)
+# The PostgreSQL backend's tests start a real server (initdb into a temp directory).
+compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || need+=(postgresql)
+command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
 # The API fuzzer (scripts/fuzz-api.sh) installs schemathesis into a venv of its own.
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv)
 for extra in "$@"; do

@@ -2,18 +2,25 @@
 # Runs the whole suite and ends with one plain summary line ("tests: N passed, N failed"),
 # because `swift test` prints XCTest's "Executed 0 tests" after Swift Testing's real count.
 #
-# Without arguments the suite runs in two passes: everything else in parallel, then the
-# crash-under-load test alone, so its 64 clients do not starve tests that have timeouts.
+# Without arguments the suite runs in three passes: everything else in parallel, then the
+# crash-under-load test alone, so its 64 clients do not starve tests that have timeouts, then
+# the end-to-end tests again against PostgreSQL (REMINDD_TEST_STORAGE=postgres: the same
+# tests, each daemon on a database of its own; those of the state directory's files skip).
 # With arguments (a --filter, say) it is one pass with those arguments.
 set -uo pipefail
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 heavy="CrashUnderLoadTests"
+# What runs against the real binary (or a real daemon, for remindctl).
+postgres_pass="RemindDaemonTests|RemindctlTests"
 status=0
 if [ $# -eq 0 ]; then
     swift test --skip-build --skip "$heavy" 2>&1 | tee "$log"
     status=${PIPESTATUS[0]}
     swift test --skip-build --filter "$heavy" 2>&1 | tee -a "$log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    REMINDD_TEST_STORAGE=postgres swift test --skip-build --filter "$postgres_pass" --skip "$heavy" 2>&1 |
+        tee -a "$log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 else
     swift test --skip-build "$@" 2>&1 | tee "$log"

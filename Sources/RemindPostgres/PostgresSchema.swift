@@ -10,6 +10,7 @@ enum PostgresSchema {
     /// The advisory lock key's first half, remindd's own; the second names the purpose.
     static let lockSpace: Int32 = 0x5245_4D44  // "REMD"
     static let migrationLock: Int32 = 1
+    static let recomputeLock: Int32 = 2
 
     static let migrations: [[PostgresQuery]] = [
         [

@@ -8,11 +8,11 @@ extension PostgresStateStore {
     /// the client throws into `StoreError`: unavailable (503) for anything that says the
     /// database cannot be reached, refused (500) for a statement the server rejected.
     func database<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        // Before the first connection (and migration) there is nothing to wait for: the
+        // caller hears at once that the database is not there yet.
+        guard readyLatch.isOpen else { throw StoreError.databaseUnavailable("not connected yet") }
         do {
-            return try await withTimeout(options.operationTimeout) {
-                await self.readyLatch.wait()
-                return try await operation()
-            }
+            return try await withTimeout(options.operationTimeout) { try await operation() }
         } catch let error as StoreError {
             throw error
         } catch is CancellationError {
@@ -128,37 +128,11 @@ extension Result where Failure == any Error {
     }
 }
 
-/// Opens once; every waiter before and after returns.
+/// Set once the first connection and the migration are done.
 final class AsyncLatch: Sendable {
-    private struct State {
-        var open = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
+    private let state = Atomic<Bool>(false)
 
-    private let state = Mutex(State())
+    func open() { state.store(true, ordering: .releasing) }
 
-    func open() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.open = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    var isOpen: Bool { state.withLock { $0.open } }
-
-    /// Returns once open. A waiter that is cancelled still waits for the latch; callers bound
-    /// it with a timeout that abandons the wait.
-    func wait() async {
-        if isOpen { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = state.withLock { state -> Bool in
-                if state.open { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-    }
+    var isOpen: Bool { state.load(ordering: .acquiring) }
 }

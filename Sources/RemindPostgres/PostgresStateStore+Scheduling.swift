@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 import RemindCore
 import RemindStore
@@ -125,11 +126,35 @@ extension PostgresStateStore {
 
     /// Recomputes every row's columns when the stored fingerprint is not this policy's, in
     /// batches of locked rows (a report in between is not overwritten by a stale column),
-    /// then stores the fingerprint.
+    /// then stores the fingerprint. One instance at a time: instances starting together with
+    /// a new configuration recompute once, the others find the fingerprint current.
     func recomputeIfPolicyChanged() async throws {
         let (policy, fingerprint) = state.withLock { ($0.policy, $0.fingerprint) }
+        let started = daemonStartedAt
+        let logger = self.logger
+        try await client.withConnection { connection in
+            try await connection.query(
+                "SELECT pg_advisory_lock(\(PostgresSchema.lockSpace), \(PostgresSchema.recomputeLock))", logger: logger)
+            do {
+                try await Self.recompute(
+                    on: connection, policy: policy, fingerprint: fingerprint, daemonStartedAt: started, logger: logger)
+            } catch {
+                _ = try? await connection.query(
+                    "SELECT pg_advisory_unlock(\(PostgresSchema.lockSpace), \(PostgresSchema.recomputeLock))",
+                    logger: logger)
+                throw error
+            }
+            try await connection.query(
+                "SELECT pg_advisory_unlock(\(PostgresSchema.lockSpace), \(PostgresSchema.recomputeLock))", logger: logger)
+        }
+    }
+
+    private static func recompute(
+        on connection: PostgresConnection, policy: ReminderPolicy, fingerprint: String, daemonStartedAt: Date,
+        logger: Logger
+    ) async throws {
         var stored: String?
-        for try await value in try await client.query(
+        for try await value in try await connection.query(
             "SELECT value FROM remindd_meta WHERE key = 'schedule_policy'", logger: logger
         ).decode(String.self) {
             stored = value
@@ -138,32 +163,47 @@ extension PostgresStateStore {
         var after = ""
         var total = 0
         while true {
-            let (count, last) = try await client.withTransaction(logger: logger) { connection -> (Int, String?) in
+            let (count, last) = try await connection.withTransaction(logger: logger) { connection -> (Int, String?) in
                 let rows = try await connection.query(
                     """
                     SELECT user_id, doc::text FROM remindd_users WHERE user_id > \(after)
                     ORDER BY user_id LIMIT 1000 FOR UPDATE
-                    """, logger: self.logger)
+                    """, logger: logger)
                 var batch: [(String, String)] = []
                 for try await row in rows.decode((String, String).self) { batch.append(row) }
+                var users: [String] = []
+                // Arrays of optionals do not bind: a negative number stands for null.
+                var wakes: [Double] = []
+                var reminders: [Double] = []
+                var sequences: [Int] = []
+                var reasons: [String] = []
                 for (user, text) in batch {
-                    let record = try self.decodeRecord(text, userID: try UserID(user))
-                    let columns = ScheduleColumns(
-                        record.schedule, policy: policy, daemonStartedAt: self.daemonStartedAt)
-                    try await connection.query(
-                        """
-                        UPDATE remindd_users SET wake_at = \(columns.wakeAt), reminder_at = \(columns.reminderAt),
-                            next_sequence = \(columns.nextSequence), reason = \(columns.reason)
-                        WHERE user_id = \(user)
-                        """, logger: self.logger)
+                    guard let record = try? UserRecord(json: Array(text.utf8)) else { continue }
+                    let columns = ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: daemonStartedAt)
+                    users.append(user)
+                    wakes.append(columns.wakeAt?.timeIntervalSince1970 ?? -1)
+                    reminders.append(columns.reminderAt?.timeIntervalSince1970 ?? -1)
+                    sequences.append(columns.nextSequence)
+                    reasons.append(columns.reason)
                 }
+                try await connection.query(
+                    """
+                    UPDATE remindd_users u
+                    SET wake_at = CASE WHEN c.wake_at < 0 THEN NULL ELSE to_timestamp(c.wake_at) END,
+                        reminder_at = CASE WHEN c.reminder_at < 0 THEN NULL ELSE to_timestamp(c.reminder_at) END,
+                        next_sequence = c.next_sequence, reason = c.reason
+                    FROM unnest(\(users)::text[], \(wakes)::float8[], \(reminders)::float8[],
+                        \(sequences)::integer[], \(reasons)::text[])
+                        AS c(user_id, wake_at, reminder_at, next_sequence, reason)
+                    WHERE u.user_id = c.user_id
+                    """, logger: logger)
                 return (batch.count, batch.last?.0)
             }
             total += count
             guard let last, count == 1000 else { break }
             after = last
         }
-        try await client.query(
+        try await connection.query(
             """
             INSERT INTO remindd_meta (key, value) VALUES ('schedule_policy', \(fingerprint))
             ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value

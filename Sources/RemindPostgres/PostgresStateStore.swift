@@ -34,7 +34,7 @@ public final class PostgresStateStore: StateStore, Service {
         /// This instance's name in leases: host, process and a random part.
         public var instance: String
         /// How long a request waits for the database before it is answered 503.
-        public var operationTimeout: Duration = .seconds(10)
+        public var operationTimeout: Duration = .seconds(5)
         /// How long the daemon-wide counts may be reused (DESIGN §2: they may lag 5 s).
         public var statisticsMaximumAge: Duration = .seconds(5)
 
@@ -59,7 +59,8 @@ public final class PostgresStateStore: StateStore, Service {
     let state: Mutex<LocalState>
     private let onWaiting: @Sendable (String) -> Void
     private let onReady: @Sendable () -> Void
-    /// Tells the waiting callers that the first connection and the migration are done.
+    /// Open once the first connection and the migration are done: until then changes are
+    /// refused at once.
     let readyLatch = AsyncLatch()
     private let background = Mutex<Task<Void, Never>?>(nil)
 

@@ -47,6 +47,14 @@ extension ConfigCommand {
                     ([error.path].compactMap { $0 } + [error.validationError.description]).joined(separator: ": "))
                 throw ExitCode.invalidConfiguration
             }
+            // The daemon reads `storage.urlFile` at start; a URL it could not use fails here too.
+            let databaseURL: DatabaseURL?
+            do {
+                databaseURL = try configuration.storage.resolvedURL()
+            } catch {
+                Terminal.error("\(file): \(error)")
+                throw ExitCode.invalidConfiguration
+            }
             let terminal = Terminal()
             if options.json {
                 terminal.raw(Array(configuration.json.serialized.utf8))
@@ -55,7 +63,11 @@ extension ConfigCommand {
             let sinks = configuration.sinks.map { "\($0.name) (\($0.type.rawValue))" }.joined(separator: ", ")
             terminal.line("\(file): valid")
             var table = Table()
-            table.append(["state directory", configuration.stateDirectory])
+            if let databaseURL {
+                table.append(["storage", "postgres \(databaseURL)"])
+            } else {
+                table.append(["state directory", configuration.stateDirectory])
+            }
             table.append(["socket", configuration.listen.socket])
             table.append(["sinks", sinks])
             table.print(terminal) { _, column, text in column == 0 ? terminal.style(text, .dim) : text }

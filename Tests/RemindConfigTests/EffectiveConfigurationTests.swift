@@ -18,7 +18,8 @@ struct EffectiveConfigurationTests {
             + #""sinks":[{"type":"journal","name":"journal","#
             + #""retry":{"initialBackoffSeconds":1,"maxBackoffSeconds":3600,"maxAttempts":12},"#
             + #""rateLimit":{"ratePerSecond":null,"burst":null}}],"services":{},"#
-            + #""experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[]}}"#
+            + #""experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[]},"#
+            + #""storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10}}"#
         #expect(try parse("{}").json.serialized == expected)
     }
 

@@ -25,7 +25,8 @@ extension APITests {
                      "heartbeat":{"intervalSeconds":null},
                      "history":{"maxEntries":1000},
                      "sinks":[],"services":{},
-                     "experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[]}}
+                     "experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[]},
+                     "storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10}}
                     """)
         }
     }

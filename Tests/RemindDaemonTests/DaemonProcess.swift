@@ -51,13 +51,16 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// This daemon's database, made at its first configuration and kept across restarts.
     private var databaseURL: String?
+    private(set) var databaseName: String?
 
     /// The `storage` member for the suite's backend; empty for files.
     func storageMember() throws -> String {
         guard Self.usesPostgres else { return "" }
         if databaseURL == nil {
             let server = try PostgresServer.shared()
-            databaseURL = server.url(database: try server.createDatabase())
+            let name = try server.createDatabase()
+            databaseName = name
+            databaseURL = server.url(database: name)
         }
         return "\"storage\":{\"type\":\"postgres\",\"url\":\"\(databaseURL!)\"}"
     }

@@ -51,6 +51,7 @@ struct DurabilityTests {
         }
         daemon.stop()
         // After a clean stop every user file is written, and each decodes.
+        guard !DaemonProcess.usesPostgres else { return }
         let users = FileManager.default.enumerator(atPath: daemon.stateDirectory + "/users")
         var decoded = 0
         while let path = users?.nextObject() as? String {
@@ -80,7 +81,7 @@ struct DurabilityTests {
     }
 
     /// A corrupt user file is quarantined; every other user keeps working.
-    @Test func corruptUserFileIsQuarantined() async throws {
+    @Test(.filesBackendOnly) func corruptUserFileIsQuarantined() async throws {
         let daemon = try DaemonProcess()
         try daemon.start()
         try daemon.post("good", #"{"location":"always"}"#)

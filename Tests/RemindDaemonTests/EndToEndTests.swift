@@ -85,7 +85,7 @@ struct EndToEndTests {
     }
 
     /// A second daemon on the same state directory exits non-zero naming the lock file.
-    @Test func secondDaemonOnSameStateDirectoryExits() throws {
+    @Test(.filesBackendOnly) func secondDaemonOnSameStateDirectoryExits() throws {
         let first = try DaemonProcess()
         try first.start()
         let second = try DaemonProcess()

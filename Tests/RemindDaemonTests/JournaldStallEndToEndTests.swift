@@ -48,7 +48,11 @@ struct JournaldStallEndToEndTests {
             latencies.sort()
             let p99 = latencies[latencies.count * 99 / 100]
             print("journald stopped: API p99 \(p99), max \(latencies.last ?? .zero) over \(latencies.count) requests")
-            #expect(p99 < .milliseconds(100), "API p99 \(p99) with journald stopped")
+            // A stalled log call would hold a request for seconds (the client gives up at 5 s);
+            // with PostgreSQL every report is a transaction and the counts are counted by the
+            // server, so its ordinary p99 under the parallel suite is higher.
+            let bound: Duration = DaemonProcess.usesPostgres ? .milliseconds(500) : .milliseconds(100)
+            #expect(p99 < bound, "API p99 \(p99) with journald stopped")
 
             let events = try await daemon.waitForEvents(users.count, timeout: .seconds(120))
             #expect(events.count == users.count, "the file sink got \(events.count) of \(users.count) reminders")

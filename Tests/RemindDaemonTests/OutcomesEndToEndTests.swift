@@ -127,7 +127,12 @@ struct OutcomesEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// The outcomes log: the state directory's monthly files, or the `remindd_outcomes` table.
     static func outcomeLines(_ daemon: DaemonProcess) throws -> [String] {
+        if let database = daemon.databaseName {
+            let text = try PostgresServer.shared().psql(database, "SELECT line FROM remindd_outcomes")
+            return text.split(separator: "\n").map(String.init)
+        }
         let directory = daemon.stateDirectory + "/outcomes"
         var lines: [String] = []
         for name in try FileManager.default.contentsOfDirectory(atPath: directory).sorted()

@@ -102,4 +102,64 @@ struct PostgresEndToEndTests {
         #expect(twice.count <= 1, "duplicates: \(twice.count)")
         #expect(b.stop() == 0)
     }
+
+    /// A report taken by A makes a reminder due in 2 s, and A stops at once: B, woken by the
+    /// database's notification, delivers it within 1 s of its due time.
+    @Test func anotherInstanceFiresWhatAReportMadeDue() async throws {
+        let server = try PostgresServer.shared()
+        let url = server.url(database: try server.createDatabase())
+        let configuration = #""notification":{"notificationTriggerDelay":60},"# + Self.storage(url)
+        let a = try DaemonProcess(configuration: configuration)
+        let b = try DaemonProcess(configuration: configuration)
+        try a.start()
+        try b.start()
+        // B's scheduler goes to sleep with nothing due; only the notification can wake it early.
+        let due = Date().addingTimeInterval(2).millisecondPrecision
+        let observed = RFC3339.format(due.addingTimeInterval(-60))
+        #expect(try a.post("u-a", #"{"location":"whileInUse","observedAt":"\#(observed)"}"#).status == 200)
+        #expect(a.stop() == 0)
+        let events = try await b.waitForEvents(1, timeout: .seconds(30))
+        let seen = Date()
+        #expect(events.count == 1)
+        #expect(seen.timeIntervalSince(due) < 1.0, "late by \(seen.timeIntervalSince(due)) s")
+        #expect(Self.ids(events).first?.hasPrefix("u-a/") == true)
+        #expect(b.stop() == 0)
+    }
+
+    /// The database down at start: no READY, STATUS= says what remindd waits for; READY
+    /// once it is up. Down while running: reports get 503 problem+json and the daemon stays
+    /// up; after a restart of the server it reconnects, and nothing acknowledged is lost.
+    @Test func databaseDownAtStartAndWhileRunning() async throws {
+        let server = try PostgresServer()
+        let url = server.url(database: try server.createDatabase())
+        server.stop()
+        let daemon = try DaemonProcess(configuration: Self.storage(url))
+        try daemon.start(waitForReady: false)
+        let status = try daemon.waitFor("waiting for PostgreSQL", timeout: .seconds(30))
+        #expect(status.contains("STATUS="))
+        #expect(!status.contains("READY=1"))
+        let down = try daemon.post("u-1", #"{"location":"whileInUse"}"#)
+        #expect(down.status == 503)
+        try server.start()
+        try daemon.waitFor("READY=1", timeout: .seconds(30))
+        #expect(try daemon.post("u-1", #"{"location":"whileInUse"}"#).status == 200)
+
+        server.stop()
+        let refused = try daemon.post("u-2", #"{"location":"denied"}"#)
+        #expect(refused.status == 503)
+        #expect(refused.headers["content-type"] == "application/problem+json")
+        #expect(refused.text.contains("unavailable"))
+        #expect(!refused.text.contains("postgresql://"))
+        try server.start()
+        var accepted = false
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !accepted && ContinuousClock.now < deadline {
+            accepted = try daemon.post("u-2", #"{"location":"denied"}"#).status == 200
+            if !accepted { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(accepted, "reports are taken again after the server is back")
+        let first = try daemon.client.send("GET", "/v1/users/u-1")
+        #expect(first.status == 200 && first.text.contains(#""location":"whileInUse""#))
+        #expect(daemon.stop() == 0)
+    }
 }
