@@ -15,6 +15,7 @@ Environment (all optional):
   W5_USERS=10000   reminders of W5, spread over W5_SPREAD=10 seconds
   W6_USERS=10000   due reminders pushed to a local HTTP/2 APNs peer, W6_CONCURRENCY=64,256 streams
   W7_EPISODES=1000000  closed episodes in the outcomes log for W7 (GET /v1/stats), W7_QUERIES=20
+  W8_USERS=20000, W8_FIRE=20000  W8: ingest and fire on PostgreSQL (1 and 2 instances) beside files
   KEEP=1           keep the temp directory (for debugging)
 """
 import json
@@ -142,7 +143,7 @@ def drop_caches():
 class Remindd:
     """One remindd process on a state directory, with a file sink and READY=1 from NOTIFY_SOCKET."""
 
-    def __init__(self, name, delay=604800, state=None, sink=None, sinks=None):
+    def __init__(self, name, delay=604800, state=None, sink=None, sinks=None, extra=None):
         self.dir = os.path.join(TMP, name)
         os.makedirs(self.dir, exist_ok=True)
         self.state = state or os.path.join(self.dir, "state")
@@ -150,12 +151,13 @@ class Remindd:
         self.socket = os.path.join(self.dir, "remindd.sock")
         self.delay = delay
         self.sinks = sinks
+        self.extra = extra or {}
         self.process = None
 
     def start(self, strace=None):
         config = {"notification": {"notificationTriggerDelay": self.delay},
                   "stateDirectory": self.state, "listen": {"socket": self.socket},
-                  "sinks": self.sinks or [{"type": "file", "path": self.sink}]}
+                  "sinks": self.sinks or [{"type": "file", "path": self.sink}], **self.extra}
         path = os.path.join(self.dir, "remindd.json")
         with open(path, "w") as file:
             json.dump(config, file)
@@ -705,6 +707,9 @@ def main():
             w6()
         if 7 in WORKLOADS:
             w7()
+        if 8 in WORKLOADS:
+            import postgres_bench
+            postgres_bench.w8(sys.modules[__name__])
     except Exception as error:  # print what was measured before the failure
         notes.append(f"run failed: {error}")
         raise

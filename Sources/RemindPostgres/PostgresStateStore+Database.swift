@@ -8,11 +8,14 @@ extension PostgresStateStore {
     /// the client throws into `StoreError`: unavailable (503) for anything that says the
     /// database cannot be reached, refused (500) for a statement the server rejected.
     func database<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        // Before the first connection (and migration) there is nothing to wait for: the
-        // caller hears at once that the database is not there yet.
-        guard readyLatch.isOpen else { throw StoreError.databaseUnavailable("not connected yet") }
         do {
-            return try await withTimeout(options.operationTimeout) { try await operation() }
+            // Before the first connection (and migration) a request waits for it like for any
+            // connection: a socket-activated daemon's first request arrives before the database
+            // answered, and should be served, not refused.
+            return try await withTimeout(options.operationTimeout) {
+                await self.readyLatch.wait()
+                return try await operation()
+            }
         } catch let error as StoreError {
             throw error
         } catch is CancellationError {
@@ -128,11 +131,36 @@ extension Result where Failure == any Error {
     }
 }
 
-/// Set once the first connection and the migration are done.
+/// Opens once; every waiter before and after returns. A waiter is not cancellable: callers
+/// bound it with `withTimeout`, which abandons the wait.
 final class AsyncLatch: Sendable {
-    private let state = Atomic<Bool>(false)
+    private struct State {
+        var open = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
 
-    func open() { state.store(true, ordering: .releasing) }
+    private let state = Mutex(State())
 
-    var isOpen: Bool { state.load(ordering: .acquiring) }
+    func open() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    var isOpen: Bool { state.withLock { $0.open } }
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 }

@@ -145,7 +145,8 @@ extension PostgresStateStore {
                 throw error
             }
             try await connection.query(
-                "SELECT pg_advisory_unlock(\(PostgresSchema.lockSpace), \(PostgresSchema.recomputeLock))", logger: logger)
+                "SELECT pg_advisory_unlock(\(PostgresSchema.lockSpace), \(PostgresSchema.recomputeLock))",
+                logger: logger)
         }
     }
 

@@ -16,7 +16,7 @@ struct StorageConfigurationTests {
         (#"{"storage":{"url":"postgresql://u@h/db"}}"#, "storage.type"),
         (#"{"storage":{"type":"postgres","url":"postgresql://u@h/db","leaseSeconds":1}}"#, "storage.leaseSeconds"),
         (#"{"storage":{"type":"postgres","url":"postgresql://u@h/db","poolSize":0}}"#, "storage.poolSize"),
-        (#"{"storage":{"type":"postgres","url":"postgresql://u@h/db","pool":3}}"#, "storage"),
+        (#"{"storage":{"type":"postgres","url":"postgresql://u@h/db","pool":3}}"#, "storage.pool"),
     ])
     func badStorageIsRefusedNamingTheKeyPath(text: String, field: String) throws {
         let error = try #require(refusal(text))

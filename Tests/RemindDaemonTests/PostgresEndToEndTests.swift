@@ -69,6 +69,16 @@ struct PostgresEndToEndTests {
         // Either instance answers for the whole database.
         let status = try a.client.send("GET", "/v1/users/u-1999")
         #expect(status.status == 200 && status.text.contains(#""remindersDelivered":1"#))
+        // The daemon-wide counts are the database's, from either instance (within 5 s).
+        var counted = false
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !counted && ContinuousClock.now < deadline {
+            let text = try b.client.send("GET", "/v1/status").text
+            counted = text.contains(#""users":2000"#) && text.contains(#""pendingReminders":0"#)
+            if !counted { try await Task.sleep(for: .milliseconds(250)) }
+        }
+        #expect(counted, "B's /v1/status counts every user of the database")
+        #expect(try b.client.send("GET", "/v1/reminders").text == #"{"reminders":[]}"#)
         #expect(a.stop() == 0)
         #expect(b.stop() == 0)
     }

@@ -36,6 +36,26 @@ struct ConfigCheckTests {
         }
     }
 
+    /// A PostgreSQL storage is checked as the daemon reads it: the URL in `urlFile` is read
+    /// and shown without its password; a missing `urlFile` is exit 78 naming the key path.
+    @Test func postgresStorageIsCheckedWithItsURLFile() throws {
+        let directory = try BuildProducts.temporaryDirectory("remindctl-storage")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let urlFile = directory + "/database-url"
+        try "postgresql://app:hunter2@db.internal/remindd\n".write(toFile: urlFile, atomically: true, encoding: .utf8)
+        try Self.withFile(#"{"storage":{"type":"postgres","urlFile":"\#(urlFile)"}}"#) { path in
+            let result = try Remindctl.run(["config", "check", path], socket: "/nonexistent/r.sock")
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.contains("storage  postgres postgresql://app:***@db.internal:5432/remindd"))
+            #expect(!result.standardOutput.contains("hunter2"))
+        }
+        try Self.withFile(#"{"storage":{"type":"postgres","urlFile":"\#(urlFile).gone"}}"#) { path in
+            let result = try Remindctl.run(["config", "check", path], socket: "/nonexistent/r.sock")
+            #expect(result.status == 78)
+            #expect(result.standardError.contains("storage.urlFile"))
+        }
+    }
+
     /// An invalid value is refused with exit 78 and the file, key path and reason.
     @Test func invalidValueExits78WithKeyPath() throws {
         try Self.withFile(#"{"sinks":[{"type":"file","path":"/tmp/x","retry":{"maxAttempts":0}}]}"#) { path in
