@@ -15,7 +15,7 @@ extension Daemon {
     struct OpenedStore {
         var store: any StateStore
         var service: any Service
-        var ready: StartupGate
+        var ready: AsyncLatch
     }
 
     static func openStore<C: Clock>(
@@ -41,7 +41,7 @@ extension Daemon {
             let service = StoreService(
                 store: store, clock: clock, logger: logger, checkpointInterval: tuning.checkpointInterval,
                 snapshotInterval: tuning.snapshotInterval)
-            return OpenedStore(store: store, service: service, ready: StartupGate(open: true))
+            return OpenedStore(store: store, service: service, ready: AsyncLatch(open: true))
         case .postgres:
             let url: DatabaseURL
             do {
@@ -52,7 +52,7 @@ extension Daemon {
             } catch {
                 throw StartupError("remindd: \(error)", exitCode: 78)
             }
-            let ready = StartupGate(open: false)
+            let ready = AsyncLatch()
             var options = PostgresStateStore.Options(
                 client: clientConfiguration(url, poolSize: configuration.storage.poolSize),
                 description: url.description, sinks: sinkNames, leaseSeconds: configuration.storage.leaseSeconds)

@@ -37,7 +37,7 @@ public final class DaemonRuntime: Sendable {
     /// Re-reads the configuration file (for reload); throws when it is invalid.
     let reread: @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     /// What `READY=1` waits for besides the listeners (the database, with PostgreSQL).
-    public let storeReady: StartupGate
+    public let storeReady: AsyncLatch
     /// The TCP listener's certificate, re-read at every reload.
     let certificates = ServerCertificates()
     private let current: Mutex<DaemonConfiguration>
@@ -50,7 +50,7 @@ public final class DaemonRuntime: Sendable {
     public init(
         configuration: DaemonConfiguration, store: any StateStore, sinks: [SinkHandle], logger: Logger,
         notifier: SystemdNotifier = SystemdNotifier(), metrics: DaemonMetrics = DaemonMetrics(),
-        wallClock: @escaping @Sendable () -> Date, storeReady: StartupGate = StartupGate(open: true),
+        wallClock: @escaping @Sendable () -> Date, storeReady: AsyncLatch = AsyncLatch(open: true),
         reread: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) {
         self.storeReady = storeReady

@@ -35,6 +35,18 @@ struct PostgresEndToEndTests {
         }
     }
 
+    /// Two daemons (not started) on one new database of the shared server, with a trigger
+    /// delay of `delay` seconds; and their configuration's members.
+    static func twoInstances(delay: Int) throws -> (DaemonProcess, DaemonProcess, String) {
+        let server = try PostgresServer.shared()
+        let url = server.url(database: try server.createDatabase())
+        let configuration = #""notification":{"notificationTriggerDelay":\#(delay)},"# + storage(url)
+        return (
+            try DaemonProcess(configuration: configuration), try DaemonProcess(configuration: configuration),
+            configuration
+        )
+    }
+
     struct ReportRefused: Error, CustomStringConvertible {
         var description: String
     }
@@ -54,11 +66,7 @@ struct PostgresEndToEndTests {
     /// 2,000 users due at once, two instances: every reminder is delivered exactly once across
     /// the two file sinks, and both instances took part.
     @Test func twoInstancesDeliverEveryReminderOnce() async throws {
-        let server = try PostgresServer.shared()
-        let url = server.url(database: try server.createDatabase())
-        let configuration = #""notification":{"notificationTriggerDelay":15},"# + Self.storage(url)
-        let a = try DaemonProcess(configuration: configuration)
-        let b = try DaemonProcess(configuration: configuration)
+        let (a, b, _) = try Self.twoInstances(delay: 15)
         try a.start()
         try b.start()
         try Self.postUsers([a, b], count: 2_000, observedAt: Date())
@@ -86,11 +94,7 @@ struct PostgresEndToEndTests {
     /// SIGKILL of one instance while it delivers: the other delivers everything; an event seen
     /// twice is one the dead instance had claimed, under the same id.
     @Test func killedInstanceLosesNothing() async throws {
-        let server = try PostgresServer.shared()
-        let url = server.url(database: try server.createDatabase())
-        let configuration = #""notification":{"notificationTriggerDelay":10},"# + Self.storage(url)
-        let a = try DaemonProcess(configuration: configuration)
-        let b = try DaemonProcess(configuration: configuration)
+        let (a, b, configuration) = try Self.twoInstances(delay: 10)
         // A's sink of the same name is slow (each delivery takes 0.2 s), so that it holds a
         // claim when it dies.
         let slow =
@@ -116,11 +120,7 @@ struct PostgresEndToEndTests {
     /// A report taken by A makes a reminder due in 2 s, and A stops at once: B, woken by the
     /// database's notification, delivers it within 1 s of its due time.
     @Test func anotherInstanceFiresWhatAReportMadeDue() async throws {
-        let server = try PostgresServer.shared()
-        let url = server.url(database: try server.createDatabase())
-        let configuration = #""notification":{"notificationTriggerDelay":60},"# + Self.storage(url)
-        let a = try DaemonProcess(configuration: configuration)
-        let b = try DaemonProcess(configuration: configuration)
+        let (a, b, _) = try Self.twoInstances(delay: 60)
         try a.start()
         try b.start()
         // B's scheduler goes to sleep with nothing due; only the notification can wake it early.
@@ -171,5 +171,19 @@ struct PostgresEndToEndTests {
         let first = try daemon.client.send("GET", "/v1/users/u-1")
         #expect(first.status == 200 && first.text.contains(#""location":"whileInUse""#))
         #expect(daemon.stop() == 0)
+    }
+
+    /// SIGTERM while remindd still waits for the database at start: it stops at once and
+    /// exits 0, as at any other time.
+    @Test func stopWhileWaitingForTheDatabase() throws {
+        let server = try PostgresServer()
+        let url = server.url(database: try server.createDatabase())
+        server.stop()
+        let daemon = try DaemonProcess(configuration: Self.storage(url))
+        try daemon.start(waitForReady: false)
+        try daemon.waitFor("waiting for PostgreSQL", timeout: .seconds(30))
+        let asked = ContinuousClock.now
+        #expect(daemon.stop() == 0)
+        #expect(ContinuousClock.now - asked < .seconds(10))
     }
 }

@@ -1,9 +1,12 @@
 import Synchronization
 
-/// Something `READY=1` waits for besides the listeners: the database of the PostgreSQL
-/// backend (DESIGN §2: "READY=1 waits for the database"). Open from the start when there is
-/// nothing to wait for.
-public final class StartupGate: Sendable {
+/// A one-way gate between tasks: closed until `open()`, then every waiter, before and after,
+/// goes on. Used for what must happen once before others may proceed (the PostgreSQL store's
+/// first connection; `READY=1` waiting for it).
+///
+/// A waiter is not cancellable: a caller that must not wait forever bounds the wait with a
+/// timeout that abandons it.
+public final class AsyncLatch: Sendable {
     private struct State {
         var open: Bool
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -11,7 +14,7 @@ public final class StartupGate: Sendable {
 
     private let state: Mutex<State>
 
-    public init(open: Bool) {
+    public init(open: Bool = false) {
         state = Mutex(State(open: open))
     }
 
@@ -24,8 +27,11 @@ public final class StartupGate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns once open (at shutdown too: the daemon then exits without READY).
+    public var isOpen: Bool { state.withLock { $0.open } }
+
+    /// Returns once open.
     public func wait() async {
+        if isOpen { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { state -> Bool in
                 if state.open { return true }
