@@ -62,6 +62,14 @@ enum PostgresSchema {
             """,
             "CREATE INDEX remindd_outcomes_started ON remindd_outcomes (started_at)",
             "CREATE TABLE remindd_meta (key text PRIMARY KEY, value text NOT NULL)",
+            """
+            CREATE TABLE remindd_quarantine (
+                user_id text NOT NULL,
+                doc text NOT NULL,
+                reason text NOT NULL,
+                quarantined_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
         ]
     ]
 

@@ -7,12 +7,14 @@ extension PostgresStateStore {
     /// Runs `operation` once the store is ready, within `operationTimeout`, and turns what
     /// the client throws into `StoreError`: unavailable (503) for anything that says the
     /// database cannot be reached, refused (500) for a statement the server rejected.
-    func database<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    func database<T: Sendable>(
+        timeout: Duration? = nil, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         do {
             // Before the first connection (and migration) a request waits for it like for any
             // connection: a socket-activated daemon's first request arrives before the database
             // answered, and should be served, not refused.
-            return try await withTimeout(options.operationTimeout) {
+            return try await withTimeout(timeout ?? options.operationTimeout) {
                 await self.readyLatch.wait()
                 return try await operation()
             }

@@ -40,7 +40,9 @@ extension PostgresStateStore {
             var summary = FireSummary()
             var events: [OutboxEvent] = []
             for (userID, text) in due {
-                let record = try self.decodeRecord(text, userID: userID)
+                guard let record = try await self.decodeOrQuarantine(text, userID: userID, on: connection) else {
+                    continue
+                }
                 let outcome = policy.fire(record, now: now, daemonStartedAt: started)
                 guard outcome.changed else {
                     // Nothing due after all: woken again later, never at or before `now`, so a
@@ -117,7 +119,8 @@ extension PostgresStateStore {
             $0.statistics = nil
         }
         do {
-            try await database { try await self.recomputeIfPolicyChanged() }
+            // A pass over every row: bounded by an hour, not by a request's wait.
+            try await database(timeout: .seconds(3600)) { try await self.recomputeIfPolicyChanged() }
         } catch {
             logger.error("due times not recomputed for the new configuration (retried at next start): \(error)")
         }

@@ -54,10 +54,12 @@ extension PostgresStateStore {
         ).decode((String, Int).self) {
             statistics.outboxPending[sink] = count
         }
-        for try await count in try await client.query(
-            "SELECT count(*) FROM remindd_dead_letters", logger: logger
-        ).decode(Int.self) {
-            statistics.deadLetters = count
+        for try await (letters, quarantined) in try await client.query(
+            "SELECT (SELECT count(*) FROM remindd_dead_letters), (SELECT count(*) FROM remindd_quarantine)",
+            logger: logger
+        ).decode((Int, Int).self) {
+            statistics.deadLetters = letters
+            statistics.quarantined = quarantined
         }
         return statistics
     }

@@ -239,7 +239,14 @@ public final class PostgresStateStore: StateStore, Service {
         let rows = try await client.query(
             "SELECT doc::text FROM remindd_users WHERE user_id = \(userID.rawValue)", logger: logger)
         var record: UserRecord?
-        for try await text in rows.decode(String.self) { record = try decodeRecord(text, userID: userID) }
+        for try await text in rows.decode(String.self) {
+            do {
+                record = try UserRecord(json: Array(text.utf8))
+            } catch {
+                // Quarantined by the next change of this user; until then it reads as unknown.
+                logger.error("user \(userID.rawValue): stored document does not decode: \(error)")
+            }
+        }
         return record
     }
 
@@ -251,18 +258,35 @@ public final class PostgresStateStore: StateStore, Service {
                 logger: logger)
             : try await connection.query(
                 "SELECT doc::text, wake_at FROM remindd_users WHERE user_id = \(userID.rawValue)", logger: logger)
-        var row: StoredRow?
-        for try await (text, wake) in rows.decode((String, Date?).self) {
-            row = StoredRow(record: try decodeRecord(text, userID: userID), wakeAt: wake)
-        }
-        return row
+        var found: (String, Date?)?
+        for try await row in rows.decode((String, Date?).self) { found = row }
+        guard let (text, wake) = found,
+            let record = try await decodeOrQuarantine(text, userID: userID, on: connection)
+        else { return nil }
+        return StoredRow(record: record, wakeAt: wake)
     }
 
-    func decodeRecord(_ text: String, userID: UserID) throws -> UserRecord {
+    /// The document as a record; one that does not decode (edited by hand, written by a newer
+    /// version) is moved to `remindd_quarantine` with an error in the log, and the user starts
+    /// afresh, as the files backend does with an unreadable user file. Every other user keeps
+    /// working, and no pass of the scheduler stops on it.
+    func decodeOrQuarantine(
+        _ text: String, userID: UserID, on connection: PostgresConnection
+    ) async throws
+        -> UserRecord?
+    {
         do {
             return try UserRecord(json: Array(text.utf8))
         } catch {
-            throw StoreError.database("the stored document of \(userID.rawValue) does not decode: \(error)")
+            let reason = "\(error)"
+            try await connection.query(
+                "INSERT INTO remindd_quarantine (user_id, doc, reason) VALUES (\(userID.rawValue), \(text), \(reason))",
+                logger: logger)
+            try await connection.query(
+                "DELETE FROM remindd_users WHERE user_id = \(userID.rawValue)", logger: logger)
+            logger.error(
+                "user \(userID.rawValue): stored document does not decode (\(reason)); moved to remindd_quarantine")
+            return nil
         }
     }
 

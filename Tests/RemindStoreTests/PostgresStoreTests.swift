@@ -1,0 +1,83 @@
+import Foundation
+import RemindCore
+import RemindPostgres
+import RemindStore
+import RemindTesting
+import Testing
+
+/// What only the PostgreSQL backend has: documents that another hand wrote, and instances
+/// that share one database.
+@Suite(.enabled(if: PostgresServer.isInstalled, "needs Debian's postgresql"))
+struct PostgresStoreTests {
+    let start = Fixtures.date("2026-11-15T10:00:00Z")
+    let policy = ReminderPolicy(
+        configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
+
+    func report(_ store: any StateStore, _ user: String, _ location: LocationAuthorization) async throws {
+        _ = try await store.report(
+            PermissionReport(location: location, observedAt: start), for: Fixtures.userID(user), receivedAt: start)
+    }
+
+    /// A document that does not decode stops neither the scheduler nor other users: the fire
+    /// pass quarantines it and fires the rest, the user starts afresh at the next report, and
+    /// the status counts it.
+    @Test func undecodableDocumentIsQuarantined() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let store = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        try await report(store, "bad", .whileInUse)
+        try await report(store, "good", .whileInUse)
+        try server.psql(database, #"UPDATE remindd_users SET doc = '{"schema":99}' WHERE user_id = 'bad'"#)
+        let fired = try await store.fireDue(now: start.addingTimeInterval(60))
+        #expect(fired.events.map(\.userID) == [Fixtures.userID("good")])
+        #expect(try await store.record(Fixtures.userID("bad")) == nil)
+        #expect(try server.psql(database, "SELECT user_id FROM remindd_quarantine") == "bad\n")
+        #expect(await store.statistics().quarantined == 1)
+        try await report(store, "bad", .denied)
+        #expect(try await store.record(Fixtures.userID("bad"))?.permissions?.location == .denied)
+        await store.close()
+    }
+
+    /// Two stores on one database fire each due user once between them, however their passes
+    /// interleave: claims skip what the other holds.
+    @Test func twoStoresFireEachUserOnce() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let a = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        let b = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        for index in 0..<300 { try await report(index % 2 == 0 ? a : b, "u-\(index)", .whileInUse) }
+        let due = start.addingTimeInterval(60)
+        async let fromA = Self.fireAll(a, now: due)
+        async let fromB = Self.fireAll(b, now: due)
+        let ids = try await fromA + fromB
+        #expect(ids.count == 300)
+        #expect(Set(ids).count == 300)
+        // And each event is claimed by one of them for the sink.
+        async let claimedA = Self.claimAll(a)
+        async let claimedB = Self.claimAll(b)
+        let claimed = await claimedA + claimedB
+        #expect(claimed.count == 300 && Set(claimed) == Set(ids))
+        await a.close()
+        await b.close()
+    }
+
+    static func fireAll(_ store: any StateStore, now: Date) async throws -> [String] {
+        var ids: [String] = []
+        while true {
+            let summary = try await store.fireDue(now: now, limit: 16)
+            if summary.users == 0 { break }
+            ids += summary.events.map(\.id)
+        }
+        return ids
+    }
+
+    static func claimAll(_ store: any StateStore) async -> [String] {
+        var ids: [String] = []
+        while true {
+            let events = await store.claimEvents(for: "file", limit: 8)
+            if events.isEmpty { break }
+            ids += events.map(\.id)
+        }
+        return ids
+    }
+}
