@@ -48,16 +48,18 @@ extension PostgresStateStore {
     /// delivered again once its lease runs out: at-least-once, with the same id.
     public func complete(_ eventID: String, sink: String) async {
         do {
+            // One round trip: the outer count sees the rows as they were before the delete.
             let last = try await database {
-                var remaining = 0
-                try await self.client.query(
-                    "DELETE FROM remindd_outbox WHERE event_id = \(eventID) AND sink = \(sink)", logger: self.logger)
-                for try await count in try await self.client.query(
-                    "SELECT count(*) FROM remindd_outbox WHERE event_id = \(eventID)", logger: self.logger
-                ).decode(Int.self) {
-                    remaining = count
+                var done = false
+                for try await (deleted, before) in try await self.client.query(
+                    """
+                    WITH gone AS (DELETE FROM remindd_outbox WHERE event_id = \(eventID) AND sink = \(sink) RETURNING 1)
+                    SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM remindd_outbox WHERE event_id = \(eventID))
+                    """, logger: self.logger
+                ).decode((Int, Int).self) {
+                    done = deleted > 0 && before == deleted
                 }
-                return remaining == 0
+                return done
             }
             state.withLock {
                 if last { $0.delivered += 1 }

@@ -39,6 +39,8 @@ extension PostgresStateStore {
             }
             var summary = FireSummary()
             var events: [OutboxEvent] = []
+            var changed: [(UserRecord, ScheduleColumns)] = []
+            var stale: [(String, Date?)] = []
             for (userID, text) in due {
                 guard let record = try await self.decodeOrQuarantine(text, userID: userID, on: connection) else {
                     continue
@@ -50,20 +52,30 @@ extension PostgresStateStore {
                     let wake = policy.nextWakeAt(record.schedule, daemonStartedAt: started).map {
                         $0 <= now ? now.addingTimeInterval(1) : $0
                     }
-                    try await connection.query(
-                        "UPDATE remindd_users SET wake_at = \(wake) WHERE user_id = \(userID.rawValue)",
-                        logger: self.logger)
+                    stale.append((userID.rawValue, wake))
                     continue
                 }
-                try await self.write(
-                    outcome.record,
-                    columns: ScheduleColumns(outcome.record.schedule, policy: policy, daemonStartedAt: started),
-                    on: connection)
+                changed.append(
+                    (
+                        outcome.record,
+                        ScheduleColumns(outcome.record.schedule, policy: policy, daemonStartedAt: started)
+                    ))
                 let produced = outcome.events.map(OutboxEvent.init)
                 events += produced
                 summary.users += 1
                 summary.events += produced
                 if outcome.suppressed { summary.suppressed.append(userID) }
+            }
+            try await self.update(changed, on: connection)
+            if !stale.isEmpty {
+                try await connection.query(
+                    """
+                    UPDATE remindd_users u
+                    SET wake_at = CASE WHEN c.wake_at < 0 THEN NULL ELSE to_timestamp(c.wake_at) END
+                    FROM unnest(\(stale.map(\.0))::text[], \(stale.map { Self.epoch($0.1) })::float8[])
+                        AS c(user_id, wake_at)
+                    WHERE u.user_id = c.user_id
+                    """, logger: self.logger)
             }
             try await self.enqueue(events, on: connection)
             try await self.notify(wake: false, events: !events.isEmpty, on: connection)
@@ -185,8 +197,8 @@ extension PostgresStateStore {
                     guard let record = try? UserRecord(json: Array(text.utf8)) else { continue }
                     let columns = ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: daemonStartedAt)
                     users.append(user)
-                    wakes.append(columns.wakeAt?.timeIntervalSince1970 ?? -1)
-                    reminders.append(columns.reminderAt?.timeIntervalSince1970 ?? -1)
+                    wakes.append(epoch(columns.wakeAt))
+                    reminders.append(epoch(columns.reminderAt))
                     sequences.append(columns.nextSequence)
                     reasons.append(columns.reason)
                 }

@@ -313,6 +313,35 @@ public final class PostgresStateStore: StateStore, Service {
             """, logger: logger)
     }
 
+    /// Rewrites rows that exist and are locked (a fire pass's), in one statement.
+    func update(_ rows: [(UserRecord, ScheduleColumns)], on connection: PostgresConnection) async throws {
+        guard !rows.isEmpty else { return }
+        let users = rows.map(\.0.userID.rawValue)
+        let documents = rows.map { String(decoding: $0.0.jsonBytes, as: UTF8.self) }
+        let columns = rows.map(\.1)
+        // Arrays of optionals do not bind: a negative time and an empty text stand for null.
+        try await connection.query(
+            """
+            UPDATE remindd_users u SET doc = c.doc::jsonb,
+                wake_at = CASE WHEN c.wake_at < 0 THEN NULL ELSE to_timestamp(c.wake_at) END,
+                reminder_at = CASE WHEN c.reminder_at < 0 THEN NULL ELSE to_timestamp(c.reminder_at) END,
+                next_sequence = c.next_sequence, reason = c.reason, conditions = c.conditions,
+                episode_started_at = CASE WHEN c.started < 0 THEN NULL ELSE to_timestamp(c.started) END,
+                episode_group = NULLIF(c.grp, ''), episode_reason = NULLIF(c.episode_reason, '')
+            FROM unnest(\(users)::text[], \(documents)::text[], \(columns.map { Self.epoch($0.wakeAt) })::float8[],
+                \(columns.map { Self.epoch($0.reminderAt) })::float8[], \(columns.map(\.nextSequence))::integer[],
+                \(columns.map(\.reason))::text[], \(columns.map(\.conditions))::smallint[],
+                \(columns.map { Self.epoch($0.episodeStartedAt) })::float8[],
+                \(columns.map { $0.episodeGroup ?? "" })::text[], \(columns.map { $0.episodeReason ?? "" })::text[])
+                AS c(user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions, started, grp,
+                    episode_reason)
+            WHERE u.user_id = c.user_id
+            """, logger: logger)
+    }
+
+    /// A time for a float8 array: seconds since 1970, or -1 for none.
+    static func epoch(_ date: Date?) -> Double { date?.timeIntervalSince1970 ?? -1 }
+
     /// One row per event and configured sink; an event already there (a retried
     /// transaction) is not added twice.
     func enqueue(_ events: [OutboxEvent], on connection: PostgresConnection) async throws {
