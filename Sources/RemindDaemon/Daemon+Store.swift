@@ -59,7 +59,9 @@ extension Daemon {
             options.statisticsMaximumAge = .seconds(5)
             let store = PostgresStateStore(
                 options: options, policy: policy, now: wallClock(), logger: logger,
-                onWaiting: { reason in _ = notifier.status(reason) },
+                // Each retry also extends systemd's start timeout: READY=1 waits for the
+                // database however long it is down, instead of being killed at TimeoutStartSec.
+                onWaiting: { reason in _ = notifier.notify(.status(reason), .extendTimeout(.seconds(30))) },
                 onReady: {
                     logger.notice(
                         "state in PostgreSQL at \(url.description)",

@@ -65,11 +65,15 @@ public struct SchedulerService<C: Clock>: Service where C.Duration == Duration {
                     continue
                 }
             } catch {
-                // Full disk or similar: the users stay due; try again with a growing pause.
+                // Full disk, database down: the users stay due; try again with a growing pause,
+                // at most 5 s (a database back after a failover is used within seconds) and never
+                // longer than the watchdog's interval (a long outage must not look like a hang).
                 failures += 1
                 runtime.count { $0.lastError = "\(error)" }
                 runtime.logger.error("firing due reminders failed (attempt \(failures)): \(error)")
-                try? await clock.sleep(for: .seconds(min(30, failures)))
+                var pause = Duration.seconds(min(5, failures))
+                if let watchdogInterval { pause = min(pause, watchdogInterval) }
+                try? await clock.sleep(for: pause)
                 continue
             }
             var wait = maximumSleep
@@ -93,6 +97,8 @@ public struct SchedulerService<C: Clock>: Service where C.Duration == Duration {
     /// `STATUS=` for `systemctl status`: users, pending reminders, the next due time and the
     /// last error, refreshed every `statusInterval`.
     private func sendStatus() async {
+        // Until the store is ready (the database answered), its own STATUS= says what it waits for.
+        guard runtime.storeReady.isOpen else { return }
         let statistics = await runtime.store.statistics()
         var status = "\(statistics.users) users, \(statistics.pendingReminders) reminders pending"
         if let next = statistics.nextReminderAt { status += ", next due \(RFC3339.format(next))" }
