@@ -37,19 +37,25 @@ extension PostgresStateStore {
         }
     }
 
-    /// Keeps this instance's leases alive while it delivers: every third of the lease.
+    /// Keeps the leases of the events this instance's dispatchers hold alive: every third of
+    /// the lease. Nothing else of this instance's is renewed (see `LocalState.held`).
     func renewLeasesLoop() async {
         let owner = options.instance
         let lease = Double(options.leaseSeconds)
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(lease / 3))
             if Task.isCancelled { return }
+            let held = state.withLock { $0.held }
+            guard !held.isEmpty else { continue }
+            let events = held.map(\.eventID)
+            let sinks = held.map(\.sink)
             do {
                 try await withTimeout(options.operationTimeout) {
                     try await self.client.query(
                         """
-                        UPDATE remindd_outbox SET lease_until = now() + make_interval(secs => \(lease))
-                        WHERE lease_owner = \(owner) AND lease_until IS NOT NULL
+                        UPDATE remindd_outbox o SET lease_until = now() + make_interval(secs => \(lease))
+                        FROM unnest(\(events)::text[], \(sinks)::text[]) AS h(event_id, sink)
+                        WHERE o.event_id = h.event_id AND o.sink = h.sink AND o.lease_owner = \(owner)
                         """, logger: self.logger)
                 }
             } catch {

@@ -34,6 +34,11 @@ extension PostgresStateStore {
                 }
                 return claimed.sorted { $0.0 < $1.0 }.map(\.1)
             }
+            .also { events in
+                state.withLock { state in
+                    for event in events { state.held.insert(HeldEvent(eventID: event.id, sink: sink)) }
+                }
+            }
         } catch {
             logger.warning("claiming events for \(sink): \(error)")
             return []
@@ -47,6 +52,7 @@ extension PostgresStateStore {
     /// Deletes the event's row for `sink`. When the database cannot be told, the event is
     /// delivered again once its lease runs out: at-least-once, with the same id.
     public func complete(_ eventID: String, sink: String) async {
+        state.withLock { _ = $0.held.remove(HeldEvent(eventID: eventID, sink: sink)) }
         do {
             // One round trip: the outer count sees the rows as they were before the delete.
             let last = try await database {
@@ -73,6 +79,7 @@ extension PostgresStateStore {
 
     /// Gives the lease back at once, so that any instance may take the event.
     public func release(_ eventID: String, sink: String) async {
+        state.withLock { _ = $0.held.remove(HeldEvent(eventID: eventID, sink: sink)) }
         let owner = options.instance
         do {
             try await database {
@@ -159,5 +166,13 @@ extension PostgresStateStore {
         }
         if count > 0 { changed(wakeEarlier: false, events: true) }
         return count
+    }
+}
+
+extension Array {
+    /// The array, after `body` saw it: for a side effect at the end of an expression.
+    fileprivate func also(_ body: (Self) -> Void) -> Self {
+        body(self)
+        return self
     }
 }

@@ -71,6 +71,16 @@ public final class PostgresStateStore: StateStore, Service {
         var delivered = 0
         var statistics: StoreStatistics?
         var statisticsAt: ContinuousClock.Instant?
+        /// The events this instance's dispatchers hold (claimed, not yet completed or released):
+        /// only their leases are renewed. A claim whose answer never reached a dispatcher (its
+        /// request timed out after the server leased) is not here, so its lease runs out and
+        /// any instance takes the event again.
+        var held: Set<HeldEvent> = []
+    }
+
+    struct HeldEvent: Hashable {
+        var eventID: String
+        var sink: String
     }
 
     public init(

@@ -61,6 +61,33 @@ struct PostgresStoreTests {
         await b.close()
     }
 
+    /// A claim whose answer never reached a dispatcher (the request timed out after the server
+    /// leased the event) is not renewed by its instance: the lease runs out and the event is
+    /// claimed again, here by the same store, instead of staying leased for ever.
+    @Test func leaseOfALostClaimRunsOut() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let store = try StoreBackend.openPostgres(
+            policy: policy, sinks: ["file"], now: start, database: database, leaseSeconds: 2, instance: "lost-claims")
+        try await report(store, "a", .whileInUse)
+        let fired = try await store.fireDue(now: start.addingTimeInterval(60))
+        // As the server would have it after a claim whose answer was lost.
+        try server.psql(
+            database,
+            "UPDATE remindd_outbox SET lease_owner = 'lost-claims', lease_until = now() + interval '2 seconds'")
+        #expect(await store.claimEvent(for: "file") == nil)
+        let asked = ContinuousClock.now
+        var again: OutboxEvent?
+        // The lease is the server's clock: look every 100 ms until it is taken again (bounded).
+        while again == nil && ContinuousClock.now - asked < .seconds(15) {
+            again = await store.claimEvent(for: "file")
+            if again == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(again?.id == fired.events.first?.id)
+        #expect(ContinuousClock.now - asked < .seconds(5), "renewed while nobody held it")
+        await store.close()
+    }
+
     static func fireAll(_ store: any StateStore, now: Date) async throws -> [String] {
         var ids: [String] = []
         while true {

@@ -39,14 +39,16 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
 
     /// A store on a fresh database of the test process's PostgreSQL server, running.
     static func openPostgres(
-        policy: ReminderPolicy, sinks: [String], now: Date, database: String? = nil, leaseSeconds: Int = 30
+        policy: ReminderPolicy, sinks: [String], now: Date, database: String? = nil, leaseSeconds: Int = 30,
+        instance: String = PostgresStateStore.defaultInstanceName()
     ) throws -> PostgresStateStore {
         let server = try PostgresServer.shared()
         let name = try database ?? server.createDatabase()
         let client = PostgresClient.Configuration(
             unixSocketPath: server.socketPath, username: "remindd", password: nil, database: name)
         let store = PostgresStateStore(
-            options: .init(client: client, description: name, sinks: sinks, leaseSeconds: leaseSeconds),
+            options: .init(
+                client: client, description: name, sinks: sinks, leaseSeconds: leaseSeconds, instance: instance),
             policy: policy, now: now, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         store.startInBackground()
         return store
