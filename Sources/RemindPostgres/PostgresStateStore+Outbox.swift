@@ -49,32 +49,72 @@ extension PostgresStateStore {
         await outboxSignals[sink]?.wait()
     }
 
-    /// Deletes the event's row for `sink`. When the database cannot be told, the event is
-    /// delivered again once its lease runs out: at-least-once, with the same id.
+    /// Deletes the event's row for `sink`, group-committed: concurrent completions share one
+    /// statement, and each returns once its row is gone (so a user's next event is claimable
+    /// and the counts are current). When the database cannot be told, the event goes again
+    /// once its lease runs out: at-least-once, with the same id.
     public func complete(_ eventID: String, sink: String) async {
-        state.withLock { _ = $0.held.remove(HeldEvent(eventID: eventID, sink: sink)) }
-        do {
-            // One round trip: the outer count sees the rows as they were before the delete.
-            let last = try await database {
-                var done = false
-                for try await (deleted, before) in try await self.client.query(
-                    """
-                    WITH gone AS (DELETE FROM remindd_outbox WHERE event_id = \(eventID) AND sink = \(sink) RETURNING 1)
-                    SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM remindd_outbox WHERE event_id = \(eventID))
-                    """, logger: self.logger
-                ).decode((Int, Int).self) {
-                    done = deleted > 0 && before == deleted
-                }
-                return done
+        let key = HeldEvent(eventID: eventID, sink: sink)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let lead = state.withLock { state -> Bool in
+                state.completing.append((key, continuation))
+                defer { state.flushing = true }
+                return !state.flushing
             }
-            state.withLock {
-                if last { $0.delivered += 1 }
-                $0.statistics = nil
-            }
-        } catch {
-            logger.error("event \(eventID) delivered to \(sink) but not marked done (it may go again): \(error)")
+            if lead { Task { await self.flushCompletions() } }
         }
         outboxSignals[sink]?.signal()
+    }
+
+    /// Deletes the waiting completions' rows, a batch a statement, until none wait; counts the
+    /// events every sink is done with.
+    private func flushCompletions() async {
+        while true {
+            let batch = state.withLock { state -> [(HeldEvent, CheckedContinuation<Void, Never>)]? in
+                if state.completing.isEmpty {
+                    state.flushing = false
+                    return nil
+                }
+                defer { state.completing = [] }
+                return state.completing
+            }
+            guard let batch else { return }
+            let keys = batch.map(\.0)
+            do {
+                let finished = try await deleteCompleted(keys)
+                state.withLock {
+                    $0.delivered += finished
+                    $0.statistics = nil
+                }
+            } catch {
+                logger.error("\(keys.count) delivered event(s) not marked done (they may go again): \(error)")
+            }
+            // Done or not, the dispatchers no longer hold them: a lease not renewed runs out.
+            state.withLock { $0.held.subtract(keys) }
+            for (_, continuation) in batch { continuation.resume() }
+        }
+    }
+
+    /// One statement; the outer query sees the rows as they were before the delete, so an
+    /// event is finished when its deleted rows were all it had. Returns how many finished.
+    private func deleteCompleted(_ keys: [HeldEvent]) async throws -> Int {
+        let events = keys.map(\.eventID)
+        let sinks = keys.map(\.sink)
+        return try await database {
+            var finished = 0
+            for try await _ in try await self.client.query(
+                """
+                WITH gone AS (
+                    DELETE FROM remindd_outbox o USING unnest(\(events)::text[], \(sinks)::text[]) AS h(event_id, sink)
+                    WHERE o.event_id = h.event_id AND o.sink = h.sink RETURNING o.event_id)
+                SELECT g.event_id FROM gone g GROUP BY g.event_id
+                HAVING count(*) = (SELECT count(*) FROM remindd_outbox r WHERE r.event_id = g.event_id)
+                """, logger: self.logger
+            ).decode(String.self) {
+                finished += 1
+            }
+            return finished
+        }
     }
 
     /// Gives the lease back at once, so that any instance may take the event.

@@ -76,6 +76,9 @@ public final class PostgresStateStore: StateStore, Service {
         /// request timed out after the server leased) is not here, so its lease runs out and
         /// any instance takes the event again.
         var held: Set<HeldEvent> = []
+        /// Completions waiting for the next group-committed delete, and whether one runs.
+        var completing: [(HeldEvent, CheckedContinuation<Void, Never>)] = []
+        var flushing = false
     }
 
     struct HeldEvent: Hashable {
