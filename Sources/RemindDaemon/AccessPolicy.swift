@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import RemindAPI
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -39,7 +40,7 @@ public enum AccessPolicy: Sendable {
                 request.method == .post || request.method == .delete || request.method == .put
                     || request.method == .patch
             else { return nil }
-            guard let credentials = await PeerCredentials.of(context.channel) else {
+            guard let credentials = await PeerCredentials.cached(context.channel) else {
                 return Problem(status: 403, title: "Forbidden", detail: "peer credentials unavailable")
             }
             if credentials.uid == 0 || credentials.uid == daemonUID || credentials.gid == socketGID {
@@ -69,6 +70,23 @@ struct PeerCredentials: Sendable {
     var pid: pid_t
     var uid: uid_t
     var gid: gid_t
+
+    /// The connection's credentials, asked of the kernel once per connection: a Unix socket's
+    /// peer cannot change, and asking means a hop to the channel's event loop and back on
+    /// every report (issue 17).
+    static func cached(_ channel: (any Channel)?) async -> PeerCredentials? {
+        guard let channel else { return nil }
+        let key = ObjectIdentifier(channel)
+        if let known = known.withLock({ $0[key] }) { return known }
+        guard let fetched = await of(channel) else { return nil }
+        if known.withLock({ $0.updateValue(fetched, forKey: key) == nil }) {
+            // Gone with the connection, before another channel can take its identifier.
+            channel.closeFuture.whenComplete { _ in _ = known.withLock { $0.removeValue(forKey: key) } }
+        }
+        return fetched
+    }
+
+    private static let known = Mutex<[ObjectIdentifier: PeerCredentials]>([:])
 
     static func of(_ channel: (any Channel)?) async -> PeerCredentials? {
         guard let provider = channel as? any SocketOptionProvider else { return nil }

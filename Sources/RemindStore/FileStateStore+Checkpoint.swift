@@ -36,6 +36,7 @@ extension FileStateStore {
             // Outcomes recorded meanwhile were appended to the queue's end: they stay.
             pendingOutcomes.removeFirst(outcomes.count)
         }
+        try await foldRepeats()
         let batch = cache.pending
         let files = self.files
         if !batch.isEmpty {
@@ -63,6 +64,37 @@ extension FileStateStore {
             try FileIO.fsyncDirectory(directory)
         }
         wal.removeSegments(before: segment)
+    }
+
+    /// Folds the repeats answered from memory since the last checkpoint into their users'
+    /// records, which the checkpoint then writes: the read-modify-write a repeat no longer does.
+    /// Records not in memory are read here, off the actor, owned like a fire pass owns them; a
+    /// user busy with a change is skipped (that change folds them in) and kept for the next one.
+    func foldRepeats() async throws {
+        var unread: [UserID] = []
+        var busy: [UserID] = []
+        for userID in repeats.takePendingUsers() where repeats.hasPending(userID) {
+            if let cached = cache[userID] {
+                // Owned or not, nothing can change the record while this runs without suspending.
+                if locks.isHeld(userID) { busy.append(userID) } else { _ = materialized(cached) }
+            } else if locks.tryLock(userID) {
+                unread.append(userID)
+            } else {
+                busy.append(userID)
+            }
+        }
+        repeats.keepPending(busy)
+        guard !unread.isEmpty else { return }
+        defer {
+            for userID in unread { locks.unlock(userID) }
+            // Whatever a failed read left is folded next time.
+            repeats.keepPending(unread)
+        }
+        let reads = try await files.read(unread, on: io)
+        for (userID, read) in zip(unread, reads) {
+            // A quarantined file takes the user, and their row, away.
+            if let record = try adopt(read, of: userID) { _ = materialized(record) }
+        }
     }
 
     /// Ends the store: a last checkpoint with a snapshot (so the next start is fast), then the

@@ -56,6 +56,8 @@ public actor FileStateStore: StateStore {
     var cache: RecordCache
     var locks = UserLocks()
     var tickets = LogTickets()
+    /// Repeated reports answered from memory (issue 17).
+    var repeats = RepeatBook()
     var outbox: Outbox
     var deadLetterList: DeadLetterList
     var checkpointing = false
@@ -187,10 +189,21 @@ public actor FileStateStore: StateStore {
     /// time under a report load whose users did not fit the cache), and ownership guarantees
     /// nothing changes this user's record in between.
     func load(_ userID: UserID) async throws(StoreError) -> UserRecord? {
-        if let record = cache[userID] { return record }
+        if let record = cache[userID] { return materialized(record) }
         guard schedules[userID] != nil else { return nil }
         let read = try await files.read([userID], on: io)
-        return try adopt(read[0], of: userID)
+        return try adopt(read[0], of: userID).map(materialized)
+    }
+
+    /// The record with the user's repeats answered from memory folded in (then dirty, for the
+    /// next checkpoint to write). Every path that reads a record for a change goes through
+    /// this, so a change never starts from a record that lacks earlier repeats.
+    func materialized(_ record: UserRecord) -> UserRecord {
+        guard let pending = repeats.takePending(record.userID) else { return record }
+        var record = record
+        record.fold(pending)
+        cache.install(record)
+        return record
     }
 
     /// Takes what reading a user's file gave into memory.
@@ -206,6 +219,7 @@ public actor FileStateStore: StateStore {
         case .quarantined(let movedTo, let reason):
             notice(.quarantined(path: files.path(for: userID), movedTo: movedTo, reason: reason))
             schedules.remove(userID)
+            repeats.remove(userID)
             return nil
         }
     }
@@ -213,6 +227,8 @@ public actor FileStateStore: StateStore {
     /// Makes a durable record current in memory and reschedules the user.
     func install(_ record: UserRecord, encoded json: [UInt8]? = nil) {
         cache.install(record, encoded: json)
+        // The answer cached for repeats is the old record's: a report refreshes it after this.
+        repeats.remove(record.userID)
         if schedules.set(record.schedule) { scheduleChanged.signal() }
         evictIfNeeded()
     }
