@@ -7,7 +7,8 @@ import RemindCore
 ///
 /// `render` with the status's own values gives exactly `UserStatus.jsonBytes`.
 public struct StatusTemplate: Sendable {
-    private let bytes: [UInt8]
+    /// The status it was made from, encoded.
+    public let bytes: [UInt8]
     /// Byte ranges of the three values in `bytes`, in order.
     private let observedAt: Range<Int32>
     private let reportCount: Range<Int32>

@@ -54,6 +54,19 @@ public enum AccessPolicy: Sendable {
         }
     }
 
+    /// Whether a bearer listener admits a request with this `Authorization` header.
+    func admitsBearer(_ header: String?) -> Bool {
+        guard case .bearer(let token) = self else { return false }
+        guard let header, header.hasPrefix("Bearer ") else { return false }
+        return Self.constantTimeEqual(Array(header.utf8.dropFirst(7)), token)
+    }
+
+    /// Whether a Unix-socket listener lets this peer change state.
+    func admits(_ credentials: PeerCredentials) -> Bool {
+        guard case .unixSocket(let daemonUID, let socketGID) = self else { return false }
+        return credentials.uid == 0 || credentials.uid == daemonUID || credentials.gid == socketGID
+    }
+
     /// Compares SHA-256 digests of both, every byte whatever the first difference: the time
     /// taken tells neither how much of a guessed token was right nor how long the token is.
     static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
@@ -87,6 +100,16 @@ struct PeerCredentials: Sendable {
     }
 
     private static let known = Mutex<[ObjectIdentifier: PeerCredentials]>([:])
+
+    /// The credentials as a future; on the channel's event loop it is complete at once.
+    static func future(_ channel: any Channel) -> EventLoopFuture<PeerCredentials?> {
+        guard let provider = channel as? any SocketOptionProvider else {
+            return channel.eventLoop.makeSucceededFuture(nil)
+        }
+        let option = NIOBSDSocket.Option(rawValue: SO_PEERCRED)
+        let credentials: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(level: .socket, name: option)
+        return credentials.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }.recover { _ in nil }
+    }
 
     static func of(_ channel: (any Channel)?) async -> PeerCredentials? {
         guard let provider = channel as? any SocketOptionProvider else { return nil }

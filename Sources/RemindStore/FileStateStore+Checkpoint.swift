@@ -77,7 +77,7 @@ extension FileStateStore {
             if let cached = cache[userID] {
                 // Owned or not, nothing can change the record while this runs without suspending.
                 if locks.isHeld(userID) { busy.append(userID) } else { _ = materialized(cached) }
-            } else if locks.tryLock(userID) {
+            } else if lockUser(userID) {
                 unread.append(userID)
             } else {
                 busy.append(userID)
@@ -86,7 +86,7 @@ extension FileStateStore {
         repeats.keepPending(busy)
         guard !unread.isEmpty else { return }
         defer {
-            for userID in unread { locks.unlock(userID) }
+            for userID in unread { unlockUser(userID) }
             // Whatever a failed read left is folded next time.
             repeats.keepPending(unread)
         }

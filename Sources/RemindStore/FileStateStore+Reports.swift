@@ -18,9 +18,8 @@ extension FileStateStore {
         _ report: PermissionReport, for userID: UserID, receivedAt: Date
     ) async throws -> ReportAnswer {
         // A user busy with a change is waited for, in arrival order, on the full path.
-        if !locks.isHeld(userID), let repeated = repeats.answer(report, of: userID, receivedAt: receivedAt) {
-            schedules.noteRepeat(of: userID, lastReportAt: repeated.lastReportAt)
-            return ReportAnswer(changed: false, status: repeated.status)
+        if let status = repeats.answerRepeat(report, of: userID, receivedAt: receivedAt) {
+            return ReportAnswer(changed: false, status: status)
         }
         let (outcome, status) = try await store(report, for: userID, receivedAt: receivedAt)
         return ReportAnswer(outcome, status: status)
@@ -74,6 +73,9 @@ extension FileStateStore {
             return true
         }
     }
+
+    /// Answers repeats on any thread, without the actor (the HTTP layer's event loops).
+    public nonisolated var repeatAnswering: (any RepeatAnswering)? { repeats }
 
     /// The user's push address; reads the file of a user not in memory.
     public func pushAddress(for userID: UserID) async throws -> PushAddress? {

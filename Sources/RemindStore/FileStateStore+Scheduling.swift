@@ -16,14 +16,14 @@ extension FileStateStore {
         var owned: [UserID] = []
         var deferred: [UserID] = []
         for userID in due {
-            if locks.tryLock(userID) {
+            if lockUser(userID) {
                 owned.append(userID)
             } else {
                 deferred.append(userID)
             }
         }
         defer {
-            for userID in owned { locks.unlock(userID) }
+            for userID in owned { unlockUser(userID) }
             for userID in deferred { schedules.wake(userID, at: now) }
         }
         var records: [(record: UserRecord, json: [UInt8])] = []

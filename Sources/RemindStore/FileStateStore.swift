@@ -48,6 +48,8 @@ public actor FileStateStore: StateStore {
     nonisolated let files: UserFiles
     nonisolated let io: NIOThreadPool
     nonisolated let outcomeLog: OutcomeLog
+    /// Repeated reports answered from memory, on any thread (issue 17).
+    nonisolated let repeats = RepeatDesk()
     let lock: StateLock
     let wal: WriteAheadLog
     let notice: @Sendable (StoreNotice) -> Void
@@ -56,8 +58,6 @@ public actor FileStateStore: StateStore {
     var cache: RecordCache
     var locks = UserLocks()
     var tickets = LogTickets()
-    /// Repeated reports answered from memory (issue 17).
-    var repeats = RepeatBook()
     var outbox: Outbox
     var deadLetterList: DeadLetterList
     var checkpointing = false
@@ -173,12 +173,24 @@ public actor FileStateStore: StateStore {
     /// Runs `body` with the user to itself: reports, deliveries and deletes of one user
     /// happen one after the other, in arrival order; different users proceed in parallel.
     func withUser<T>(_ userID: UserID, _ body: () async throws -> T) async throws -> T {
-        if !locks.tryLock(userID) {
+        if !lockUser(userID) {
             // Ownership passes directly from the releasing task to this one.
             await withCheckedContinuation { locks.wait(for: userID, $0) }
         }
-        defer { locks.unlock(userID) }
+        defer { unlockUser(userID) }
         return try await body()
+    }
+
+    /// Takes the user if nobody holds it; meanwhile no repeat of theirs is answered from memory.
+    func lockUser(_ userID: UserID) -> Bool {
+        guard locks.tryLock(userID) else { return false }
+        repeats.setBusy(userID, true)
+        return true
+    }
+
+    /// Hands the user to the next waiter, or frees it.
+    func unlockUser(_ userID: UserID) {
+        if locks.unlock(userID) { repeats.setBusy(userID, false) }
     }
 
     /// The user's record: from memory, else from their file. An unreadable file is
@@ -203,6 +215,9 @@ public actor FileStateStore: StateStore {
         var record = record
         record.fold(pending)
         cache.install(record)
+        // The schedule row learns the repeats' `lastReportAt` here, before any snapshot; only a
+        // heartbeat depends on it, and one due earlier meanwhile finds nothing to do (`fire`).
+        schedules.noteRepeat(of: record.userID, lastReportAt: record.lastReportAt)
         return record
     }
 

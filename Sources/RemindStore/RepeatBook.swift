@@ -14,7 +14,11 @@ import RemindCore
 ///
 /// Rows are made from records a report was just applied to, so they agree with the current
 /// policy; anything else that changes a record (a fire, a delete, a dead token, a new policy)
-/// drops the row, and the user's next report takes the full path again.
+/// drops the row, and the user's next report takes the full path again. A user the store owns
+/// (`busy`: a change, a fire or a fold in progress) gets no answer here: their report waits
+/// for the store, in arrival order.
+///
+/// One shard of a `RepeatDesk`, which keeps it behind a lock.
 struct RepeatBook {
     struct Row {
         /// Nil once a new policy came: the row then only keeps its pending repeats for the fold.
@@ -29,51 +33,40 @@ struct RepeatBook {
     private var rows: [UserID: Row] = [:]
     /// Users whose row gained pending repeats since the last fold (may repeat, may be stale).
     private var pendingUsers: [UserID] = []
+    /// Users the store owns right now.
+    private var busy: Set<UserID> = []
 
     var count: Int { rows.count }
 
     /// Answers `report` from memory when it only repeats the user's state: notes it as
-    /// pending and returns the encoded status and the new `lastReportAt`. Nil when it does
-    /// not (or the user has no row): the report takes the full path.
-    mutating func answer(
-        _ report: PermissionReport, of userID: UserID, receivedAt: Date
-    ) -> (status: [UInt8], lastReportAt: Date)? {
-        guard let index = rows.index(forKey: userID), rows.values[index].basis?.isRepeat(report) == true else {
-            return nil
-        }
+    /// pending and returns the encoded status. Nil when it does not (or the user has no row, or
+    /// is busy): the report takes the full path.
+    mutating func answer(_ report: PermissionReport, of userID: UserID, receivedAt: Date) -> [UInt8]? {
+        guard let index = rows.index(forKey: userID), rows.values[index].basis?.isRepeat(report) == true,
+            busy.isEmpty || !busy.contains(userID)
+        else { return nil }
         if rows.values[index].pending.isEmpty { pendingUsers.append(userID) }
         // In place: the row's arrays are not copied.
         return Self.note(report, receivedAt: receivedAt, in: &rows.values[index])
     }
 
-    private static func note(
-        _ report: PermissionReport, receivedAt: Date, in row: inout Row
-    ) -> (status: [UInt8], lastReportAt: Date) {
+    private static func note(_ report: PermissionReport, receivedAt: Date, in row: inout Row) -> [UInt8] {
         row.pending.add(report, receivedAt: receivedAt)
         row.reportCount += 1
         row.lastReportAt = max(row.lastReportAt, receivedAt.millisecondPrecision)
         if report.observedAt > row.observedAt { row.observedAt = report.observedAt }
-        let status = row.template.render(
+        return row.template.render(
             observedAt: row.observedAt, reportCount: row.reportCount, lastReportAt: row.lastReportAt)
-        return (status, row.lastReportAt)
     }
 
-    /// A row for a record a report was just applied to (pending repeats must have been folded
-    /// in); returns the encoded status. Without a basis the user has no row.
-    mutating func refresh(_ record: UserRecord, policy: ReminderPolicy, daemonStartedAt: Date) -> [UInt8]? {
-        guard let status = UserStatus(record: record, policy: policy, daemonStartedAt: daemonStartedAt) else {
-            rows[record.userID] = nil
-            return nil
-        }
-        let bytes = status.jsonBytes
-        if let basis = RepeatBasis(record) {
-            rows[record.userID] = Row(
-                basis: basis, template: StatusTemplate(status), observedAt: status.observedAt,
-                reportCount: record.reportCount, lastReportAt: record.lastReportAt)
-        } else {
-            rows[record.userID] = nil
-        }
-        return bytes
+    mutating func setBusy(_ userID: UserID, _ isBusy: Bool) {
+        if isBusy { busy.insert(userID) } else { busy.remove(userID) }
+    }
+
+    /// Sets a user's row, made from a record a report was just applied to (pending repeats
+    /// folded in); nil drops it.
+    mutating func set(_ row: Row?, of userID: UserID) {
+        rows[userID] = row
     }
 
     /// Takes the user's pending repeats, to fold them into the record; the row stays.

@@ -53,6 +53,9 @@ public protocol StateStore: OutboxSource, PushDirectory {
     /// user's encoded status. A backend may answer a repeat (a report that changes nothing but
     /// the counters) from memory, without the record; the default goes through `report`.
     func answerReport(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportAnswer
+    /// What answers repeats synchronously on any thread, when the backend keeps them in memory
+    /// (nil by default: every report goes to `answerReport`).
+    var repeatAnswering: (any RepeatAnswering)? { get }
     /// The user's record; nil for an unknown user (or one whose stored state was unreadable).
     func record(_ userID: UserID) async throws -> UserRecord?
     /// Forgets a user at `at`: their record and schedule go, nothing is emitted; an episode
@@ -89,6 +92,8 @@ public protocol StateStore: OutboxSource, PushDirectory {
 }
 
 extension StateStore {
+    public var repeatAnswering: (any RepeatAnswering)? { nil }
+
     public func answerReport(
         _ report: PermissionReport, for userID: UserID, receivedAt: Date
     ) async throws -> ReportAnswer {
