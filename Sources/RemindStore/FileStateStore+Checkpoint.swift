@@ -67,33 +67,79 @@ extension FileStateStore {
     }
 
     /// Folds the repeats answered from memory since the last checkpoint into their users'
-    /// records, which the checkpoint then writes: the read-modify-write a repeat no longer does.
-    /// Records not in memory are read here, off the actor, owned like a fire pass owns them; a
-    /// user busy with a change is skipped (that change folds them in) and kept for the next one.
+    /// files: the read-modify-write a repeat no longer does.
+    ///
+    /// A record in memory takes them in and is written with the checkpoint's batch. A record
+    /// not in memory is read, folded, encoded and written back off the actor, a chunk of users
+    /// at a time, without entering the cache: a fold of every active user would otherwise
+    /// evict the records the scheduler and changes need, and hold the actor for as long as it
+    /// took. Each chunk's users are owned until their files are written (their reports wait);
+    /// a user busy with something else is folded next time.
     func foldRepeats() async throws {
         var unread: [UserID] = []
         var busy: [UserID] = []
-        for userID in repeats.takePendingUsers() where repeats.hasPending(userID) {
+        for (index, userID) in repeats.takePendingUsers().enumerated() where repeats.hasPending(userID) {
             if let cached = cache[userID] {
-                // Owned or not, nothing can change the record while this runs without suspending.
+                // Nothing can change the record while this runs without suspending.
                 if locks.isHeld(userID) { busy.append(userID) } else { _ = materialized(cached) }
-            } else if lockUser(userID) {
-                unread.append(userID)
             } else {
-                busy.append(userID)
+                unread.append(userID)
             }
+            if index % 1024 == 1023 { await Task.yield() }
         }
         repeats.keepPending(busy)
-        guard !unread.isEmpty else { return }
-        defer {
-            for userID in unread { unlockUser(userID) }
-            // Whatever a failed read left is folded next time.
-            repeats.keepPending(unread)
+        for start in stride(from: 0, to: unread.count, by: Self.foldChunk) {
+            let chunk = unread[start..<min(start + Self.foldChunk, unread.count)]
+            var owned: [UserID] = []
+            var left: [UserID] = []
+            for userID in chunk {
+                if cache[userID] == nil, lockUser(userID) { owned.append(userID) } else { left.append(userID) }
+            }
+            // A record loaded meanwhile is folded when it was (`materialized`); a busy one later.
+            repeats.keepPending(left)
+            try await foldUnread(owned)
         }
-        let reads = try await files.read(unread, on: io)
-        for (userID, read) in zip(unread, reads) {
-            // A quarantined file takes the user, and their row, away.
-            if let record = try adopt(read, of: userID) { _ = materialized(record) }
+    }
+
+    static let foldChunk = 512
+
+    /// Reads, folds and writes back the files of users this checkpoint owns.
+    private func foldUnread(_ userIDs: [UserID]) async throws {
+        guard !userIDs.isEmpty else { return }
+        defer { for userID in userIDs { unlockUser(userID) } }
+        let jobs = userIDs.compactMap { userID in repeats.takePending(userID).map { (userID, $0) } }
+        let files = self.files
+        let results: [(UserID, UserFiles.ReadResult?, Date?)]
+        do {
+            results = try await io.runBlocking { () throws(StoreError) in
+                var writes: [(userID: UserID, json: [UInt8])] = []
+                var results: [(UserID, UserFiles.ReadResult?, Date?)] = []
+                for (userID, pending) in jobs {
+                    let read = try files.read(userID)
+                    guard case .record(var record) = read else {
+                        results.append((userID, read, nil))
+                        continue
+                    }
+                    record.fold(pending)
+                    writes.append((userID, record.jsonBytes))
+                    results.append((userID, nil, record.lastReportAt))
+                }
+                try files.writeAll(writes)
+                return results
+            }
+        } catch {
+            // Nothing was written: the repeats wait for the next checkpoint.
+            for (userID, pending) in jobs { repeats.restorePending(pending, of: userID) }
+            throw error
+        }
+        for (userID, read, lastReportAt) in results {
+            if let lastReportAt {
+                schedules.noteRepeat(of: userID, lastReportAt: lastReportAt)
+            } else if let read {
+                // Missing or quarantined: the user, and their row, go.
+                _ = try? adopt(read, of: userID)
+                repeats.remove(userID)
+            }
         }
     }
 

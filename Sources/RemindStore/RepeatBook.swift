@@ -76,6 +76,12 @@ struct RepeatBook {
         return pending
     }
 
+    mutating func restorePending(_ pending: RepeatedReports, of userID: UserID) {
+        guard rows[userID] != nil else { return }
+        if rows[userID]!.pending.isEmpty { pendingUsers.append(userID) }
+        rows[userID]!.pending = pending
+    }
+
     func hasPending(_ userID: UserID) -> Bool { rows[userID].map { !$0.pending.isEmpty } ?? false }
 
     /// The users that may have pending repeats; the list starts afresh. A caller that leaves

@@ -60,6 +60,11 @@ public final class RepeatDesk: RepeatAnswering {
         shard(userID).book.withLock { $0.takePending(userID) }
     }
 
+    /// Puts back repeats taken for a fold that failed (the user was owned meanwhile).
+    func restorePending(_ pending: RepeatedReports, of userID: UserID) {
+        shard(userID).book.withLock { $0.restorePending(pending, of: userID) }
+    }
+
     func hasPending(_ userID: UserID) -> Bool {
         shard(userID).book.withLock { $0.hasPending(userID) }
     }
