@@ -8,9 +8,13 @@ import RemindCore
 ///
 /// A repeat costs a dictionary lookup, a comparison and a splice of the cached answer: no
 /// record is read or decoded, no file or log written. Its counters reach the user file at the
-/// next checkpoint (`FileStateStore.foldRepeats`); a crash before it loses those repeats'
-/// `reportCount` and `lastReportAt` (and observation times, `platform` and `appVersion`), which
-/// the `StateStore` contract allows, and never a change.
+/// next checkpoint (`FileStateStore.foldRepeats`), or with the user's next change, whose log
+/// record carries them. A crash before that loses those repeats' `reportCount` and
+/// `lastReportAt` (and the run's observation times, `platform` and `appVersion`), which the
+/// `StateStore` contract allows, and never a change. One case reaches further back, as it did
+/// before repeats were answered here: while the user's last change is still in the log (until
+/// a snapshot covers it, `snapshotInterval`, 60 s), replay after a crash restores that change's
+/// record, and with it its counters. `RepeatPathTests` pins both.
 ///
 /// Rows are made from records a report was just applied to, so they agree with the current
 /// policy; anything else that changes a record (a fire, a delete, a dead token, a new policy)
