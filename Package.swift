@@ -34,7 +34,7 @@ let package = Package(
         .target(
             name: "RemindStore",
             dependencies: [
-                "RemindCore", "CRemindSys",
+                "RemindCore", "RemindAPI", "CRemindSys",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOPosix", package: "swift-nio"),

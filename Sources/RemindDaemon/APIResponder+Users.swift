@@ -21,17 +21,16 @@ extension APIResponder {
             runtime.metrics.recordRejectedReport()
             return HTTPResponses.badRequest(error)
         }
-        let outcome = try await runtime.store.report(report, for: userID, receivedAt: receivedAt)
-        runtime.metrics.recordReport(changed: outcome.changed)
-        let opened = outcome.transitions.contains { if case .opened = $0 { true } else { false } }
-        runtime.metrics.recordEpisodes(
-            opened: opened ? outcome.record.openEpisode.map { [$0.group] } ?? [] : [], closed: outcome.outcomes)
-        log(outcome.transitions, userID: userID)
-        let policy = await runtime.store.policy
-        guard let status = UserStatus(record: outcome.record, policy: policy, daemonStartedAt: runtime.startedAt) else {
+        let answer = try await runtime.store.answerReport(report, for: userID, receivedAt: receivedAt)
+        runtime.metrics.recordReport(changed: answer.changed)
+        if answer.openedGroup != nil || !answer.outcomes.isEmpty {
+            runtime.metrics.recordEpisodes(opened: answer.openedGroup.map { [$0] } ?? [], closed: answer.outcomes)
+        }
+        log(answer.transitions, userID: userID)
+        guard let status = answer.status else {
             return HTTPResponses.problem(500, "Internal error", "stored user has no state")
         }
-        return HTTPResponses.json(status.jsonBytes)
+        return HTTPResponses.json(status)
     }
 
     private func log(_ transitions: [EpisodeTransition], userID: UserID) {

@@ -119,16 +119,19 @@ public struct APIResponder: HTTPResponder {
 
     /// Reads the body, at most 64 KiB; a 413 response when larger.
     func body(of request: Request) async throws -> Body {
-        let tooLarge = HTTPResponses.problem(
-            413, "Payload too large", "the body must be at most \(APIPaths.maximumBodySize) bytes")
+        // Made only when needed: every report passes here.
+        func tooLarge() -> Response {
+            HTTPResponses.problem(
+                413, "Payload too large", "the body must be at most \(APIPaths.maximumBodySize) bytes")
+        }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > APIPaths.maximumBodySize {
-            return .failure(tooLarge)
+            return .failure(tooLarge())
         }
         var request = request
         do {
             return .success(try await request.collectBody(upTo: APIPaths.maximumBodySize))
         } catch is NIOTooManyBytesError {
-            return .failure(tooLarge)
+            return .failure(tooLarge())
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import RemindAPI
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -39,7 +40,7 @@ public enum AccessPolicy: Sendable {
                 request.method == .post || request.method == .delete || request.method == .put
                     || request.method == .patch
             else { return nil }
-            guard let credentials = await PeerCredentials.of(context.channel) else {
+            guard let credentials = await PeerCredentials.cached(context.channel) else {
                 return Problem(status: 403, title: "Forbidden", detail: "peer credentials unavailable")
             }
             if credentials.uid == 0 || credentials.uid == daemonUID || credentials.gid == socketGID {
@@ -51,6 +52,19 @@ public enum AccessPolicy: Sendable {
                     "uid \(credentials.uid) may read but not change state: run as root, as the daemon's user, or in the socket's group"
             )
         }
+    }
+
+    /// Whether a bearer listener admits a request with this `Authorization` header.
+    func admitsBearer(_ header: String?) -> Bool {
+        guard case .bearer(let token) = self else { return false }
+        guard let header, header.hasPrefix("Bearer ") else { return false }
+        return Self.constantTimeEqual(Array(header.utf8.dropFirst(7)), token)
+    }
+
+    /// Whether a Unix-socket listener lets this peer change state.
+    func admits(_ credentials: PeerCredentials) -> Bool {
+        guard case .unixSocket(let daemonUID, let socketGID) = self else { return false }
+        return credentials.uid == 0 || credentials.uid == daemonUID || credentials.gid == socketGID
     }
 
     /// Compares SHA-256 digests of both, every byte whatever the first difference: the time
@@ -69,6 +83,33 @@ struct PeerCredentials: Sendable {
     var pid: pid_t
     var uid: uid_t
     var gid: gid_t
+
+    /// The connection's credentials, asked of the kernel once per connection: a Unix socket's
+    /// peer cannot change, and asking means a hop to the channel's event loop and back on
+    /// every report (issue 17).
+    static func cached(_ channel: (any Channel)?) async -> PeerCredentials? {
+        guard let channel else { return nil }
+        let key = ObjectIdentifier(channel)
+        if let known = known.withLock({ $0[key] }) { return known }
+        guard let fetched = await of(channel) else { return nil }
+        if known.withLock({ $0.updateValue(fetched, forKey: key) == nil }) {
+            // Gone with the connection, before another channel can take its identifier.
+            channel.closeFuture.whenComplete { _ in _ = known.withLock { $0.removeValue(forKey: key) } }
+        }
+        return fetched
+    }
+
+    private static let known = Mutex<[ObjectIdentifier: PeerCredentials]>([:])
+
+    /// The credentials as a future; on the channel's event loop it is complete at once.
+    static func future(_ channel: any Channel) -> EventLoopFuture<PeerCredentials?> {
+        guard let provider = channel as? any SocketOptionProvider else {
+            return channel.eventLoop.makeSucceededFuture(nil)
+        }
+        let option = NIOBSDSocket.Option(rawValue: SO_PEERCRED)
+        let credentials: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(level: .socket, name: option)
+        return credentials.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }.recover { _ in nil }
+    }
 
     static func of(_ channel: (any Channel)?) async -> PeerCredentials? {
         guard let provider = channel as? any SocketOptionProvider else { return nil }

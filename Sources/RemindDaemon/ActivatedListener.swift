@@ -39,7 +39,7 @@ struct ActivatedListener: Service {
                     response.headers[.server] = "remindd"
                     try await writer.write(response: response.head, body: response.body)
                 }, configuration: HTTPLimits.http1),
-            connections: connectionCap, certificates: certificates)
+            connections: connectionCap, certificates: certificates, repeats: RepeatFastPath(responder))
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: Int32(HTTPLimits.backlog))
             .serverChannelInitializer { channel -> EventLoopFuture<Void> in

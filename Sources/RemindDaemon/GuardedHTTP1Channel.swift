@@ -16,9 +16,12 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     let http1: HTTP1Channel
     let connections: ConnectionGuard
     var certificates: ServerCertificates? = nil
+    /// Repeated reports answered on the event loop (``RepeatReportHandler``).
+    var repeats: RepeatFastPath? = nil
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let connections = self.connections
+        let repeats = self.repeats
         // Called on the channel's event loop, before Hummingbird adds its handlers: TLS goes first.
         let tls = certificates?.context.map { NIOSSLServerHandler(context: $0) }
         if let tls {
@@ -35,11 +38,13 @@ struct GuardedHTTP1Channel: ServerChildChannel {
             // Right after the decoder: it sees NIO's request parts, whose heads say whether the
             // connection is kept alive, and the response parts on their way to the encoder.
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try pipeline.addHandler(
-                ConnectionDeadlineHandler(
-                    headerTimeout: HTTPLimits.headerTimeout, idleTimeout: HTTPLimits.idleTimeout,
-                    connections: connections),
-                position: .after(decoder))
+            let deadlines = ConnectionDeadlineHandler(
+                headerTimeout: HTTPLimits.headerTimeout, idleTimeout: HTTPLimits.idleTimeout,
+                connections: connections)
+            try pipeline.addHandler(deadlines, position: .after(decoder))
+            if let repeats {
+                try pipeline.addHandler(RepeatReportHandler(repeats), position: .after(deadlines))
+            }
             // It reads the request line, so it goes after TLS has decrypted it.
             try pipeline.addHandler(RequestLineHandler(), position: tls.map { .after($0) } ?? .first)
             return value

@@ -49,9 +49,11 @@ enum Listeners {
         // Each listener has its own limits (HTTPLimits): slow or oversized clients of one are cut
         // off without starving the other.
         let unixConnections = HTTPLimits.connectionCap(logger: serverLogger)
+        let unixResponder = APIResponder(
+            runtime: runtime, access: .unixSocket(daemonUID: getuid(), socketGID: getgid()))
         let unix = Application(
-            responder: APIResponder(runtime: runtime, access: .unixSocket(daemonUID: getuid(), socketGID: getgid())),
-            server: HTTPLimits.server(connections: unixConnections),
+            responder: unixResponder,
+            server: HTTPLimits.server(connections: unixConnections, repeats: RepeatFastPath(unixResponder)),
             configuration: ApplicationConfiguration(
                 address: .unixDomainSocket(path: socketPath), serverName: "remindd", backlog: HTTPLimits.backlog,
                 availableConnectionsDelegate: unixConnections),
@@ -64,9 +66,12 @@ enum Listeners {
         services.append(unix)
         if let tcp = configuration.listen.tcpAddress, let token {
             let tcpConnections = HTTPLimits.connectionCap(logger: serverLogger)
+            let tcpResponder = APIResponder(runtime: runtime, access: .bearer(token: token))
             let app = Application(
-                responder: APIResponder(runtime: runtime, access: .bearer(token: token)),
-                server: HTTPLimits.server(connections: tcpConnections, certificates: tlsCertificates(runtime)),
+                responder: tcpResponder,
+                server: HTTPLimits.server(
+                    connections: tcpConnections, certificates: tlsCertificates(runtime),
+                    repeats: RepeatFastPath(tcpResponder)),
                 configuration: ApplicationConfiguration(
                     address: .hostname(tcp.host, port: tcp.port), serverName: "remindd", backlog: HTTPLimits.backlog,
                     availableConnectionsDelegate: tcpConnections),

@@ -36,6 +36,7 @@ extension FileStateStore {
             // Outcomes recorded meanwhile were appended to the queue's end: they stay.
             pendingOutcomes.removeFirst(outcomes.count)
         }
+        try await foldRepeats()
         let batch = cache.pending
         let files = self.files
         if !batch.isEmpty {
@@ -63,6 +64,83 @@ extension FileStateStore {
             try FileIO.fsyncDirectory(directory)
         }
         wal.removeSegments(before: segment)
+    }
+
+    /// Folds the repeats answered from memory since the last checkpoint into their users'
+    /// files: the read-modify-write a repeat no longer does.
+    ///
+    /// A record in memory takes them in and is written with the checkpoint's batch. A record
+    /// not in memory is read, folded, encoded and written back off the actor, a chunk of users
+    /// at a time, without entering the cache: a fold of every active user would otherwise
+    /// evict the records the scheduler and changes need, and hold the actor for as long as it
+    /// took. Each chunk's users are owned until their files are written (their reports wait);
+    /// a user busy with something else is folded next time.
+    func foldRepeats() async throws {
+        var unread: [UserID] = []
+        var busy: [UserID] = []
+        for (index, userID) in repeats.takePendingUsers().enumerated() where repeats.hasPending(userID) {
+            if let cached = cache[userID] {
+                // Nothing can change the record while this runs without suspending.
+                if locks.isHeld(userID) { busy.append(userID) } else { _ = materialized(cached) }
+            } else {
+                unread.append(userID)
+            }
+            if index % 1024 == 1023 { await Task.yield() }
+        }
+        repeats.keepPending(busy)
+        for start in stride(from: 0, to: unread.count, by: Self.foldChunk) {
+            let chunk = unread[start..<min(start + Self.foldChunk, unread.count)]
+            var owned: [UserID] = []
+            var left: [UserID] = []
+            for userID in chunk {
+                if cache[userID] == nil, lockUser(userID) { owned.append(userID) } else { left.append(userID) }
+            }
+            // A record loaded meanwhile is folded when it was (`materialized`); a busy one later.
+            repeats.keepPending(left)
+            try await foldUnread(owned)
+        }
+    }
+
+    static let foldChunk = 512
+
+    /// Reads, folds and writes back the files of users this checkpoint owns.
+    private func foldUnread(_ userIDs: [UserID]) async throws {
+        guard !userIDs.isEmpty else { return }
+        defer { for userID in userIDs { unlockUser(userID) } }
+        let jobs = userIDs.compactMap { userID in repeats.takePending(userID).map { (userID, $0) } }
+        let files = self.files
+        let results: [(UserID, UserFiles.ReadResult?, Date?)]
+        do {
+            results = try await io.runBlocking { () throws(StoreError) in
+                var writes: [(userID: UserID, json: [UInt8])] = []
+                var results: [(UserID, UserFiles.ReadResult?, Date?)] = []
+                for (userID, pending) in jobs {
+                    let read = try files.read(userID)
+                    guard case .record(var record) = read else {
+                        results.append((userID, read, nil))
+                        continue
+                    }
+                    record.fold(pending)
+                    writes.append((userID, record.jsonBytes))
+                    results.append((userID, nil, record.lastReportAt))
+                }
+                try files.writeAll(writes)
+                return results
+            }
+        } catch {
+            // Nothing was written: the repeats wait for the next checkpoint.
+            for (userID, pending) in jobs { repeats.restorePending(pending, of: userID) }
+            throw error
+        }
+        for (userID, read, lastReportAt) in results {
+            if let lastReportAt {
+                schedules.noteRepeat(of: userID, lastReportAt: lastReportAt)
+            } else if let read {
+                // Missing or quarantined: the user, and their row, go.
+                _ = try? adopt(read, of: userID)
+                repeats.remove(userID)
+            }
+        }
     }
 
     /// Ends the store: a last checkpoint with a snapshot (so the next start is fast), then the

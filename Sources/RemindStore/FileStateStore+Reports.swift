@@ -8,6 +8,28 @@ extension FileStateStore {
     /// reply does not wait for a disk write (DESIGN §2), and the file catches up at the next
     /// checkpoint.
     public func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome {
+        try await store(report, for: userID, receivedAt: receivedAt).outcome
+    }
+
+    /// Stores a report and answers it. A repeat of the user's state is answered from memory
+    /// (`RepeatBook`): no record is read, nothing is logged, and its counters reach the user
+    /// file at the next checkpoint. Anything else takes the full path of `report`.
+    public func answerReport(
+        _ report: PermissionReport, for userID: UserID, receivedAt: Date
+    ) async throws -> ReportAnswer {
+        // A user busy with a change is waited for, in arrival order, on the full path.
+        if let status = repeats.answerRepeat(report, of: userID, receivedAt: receivedAt) {
+            return ReportAnswer(changed: false, status: status)
+        }
+        let (outcome, status) = try await store(report, for: userID, receivedAt: receivedAt)
+        return ReportAnswer(outcome, status: status)
+    }
+
+    /// Applies a report to the user's record (with their pending repeats folded in), logs it
+    /// when it changed something, installs it and refreshes the user's repeat row.
+    private func store(
+        _ report: PermissionReport, for userID: UserID, receivedAt: Date
+    ) async throws -> (outcome: ReportOutcome, status: [UInt8]?) {
         try await withUser(userID) {
             let current = try await load(userID)
             let outcome = policy.apply(report, to: current, userID: userID, receivedAt: receivedAt)
@@ -22,7 +44,8 @@ extension FileStateStore {
             } else {
                 install(outcome.record)
             }
-            return outcome
+            let status = repeats.refresh(outcome.record, policy: policy, daemonStartedAt: daemonStartedAt)
+            return (outcome, status)
         }
     }
 
@@ -42,6 +65,7 @@ extension FileStateStore {
             try await logged([LogEntry.delete(userID, outcome: forgotten).line]) {
                 recordOutcomes(forgotten.map { [$0] } ?? [])
                 cache.remove(userID)
+                repeats.remove(userID)
                 schedules.remove(userID)
                 // The logged delete covers a crash before this unlink: replay unlinks again.
                 try files.remove(userID)
@@ -49,6 +73,9 @@ extension FileStateStore {
             return true
         }
     }
+
+    /// Answers repeats on any thread, without the actor (the HTTP layer's event loops).
+    public nonisolated var repeatAnswering: (any RepeatAnswering)? { repeats }
 
     /// The user's push address; reads the file of a user not in memory.
     public func pushAddress(for userID: UserID) async throws -> PushAddress? {

@@ -16,14 +16,14 @@ extension FileStateStore {
         var owned: [UserID] = []
         var deferred: [UserID] = []
         for userID in due {
-            if locks.tryLock(userID) {
+            if lockUser(userID) {
                 owned.append(userID)
             } else {
                 deferred.append(userID)
             }
         }
         defer {
-            for userID in owned { locks.unlock(userID) }
+            for userID in owned { unlockUser(userID) }
             for userID in deferred { schedules.wake(userID, at: now) }
         }
         var records: [(record: UserRecord, json: [UInt8])] = []
@@ -35,7 +35,8 @@ extension FileStateStore {
             let reads = try await files.read(unread, on: io)
             for (userID, read) in zip(unread, reads) { _ = try adopt(read, of: userID) }
             for userID in owned {
-                guard let record = cache[userID] else { continue }
+                guard let cached = cache[userID] else { continue }
+                let record = materialized(cached)
                 let outcome = policy.fire(record, now: now, daemonStartedAt: daemonStartedAt)
                 guard outcome.changed else {
                     schedules.wakeAfterStaleFire(record.schedule, now: now)
@@ -84,6 +85,8 @@ extension FileStateStore {
     /// Applies a new configuration: every due time is recomputed.
     public func setPolicy(_ policy: ReminderPolicy) {
         schedules.setPolicy(policy)
+        // Episodes are reconciled with the new policy at each user's next full report.
+        repeats.invalidateAll()
         scheduleChanged.signal()
     }
 }

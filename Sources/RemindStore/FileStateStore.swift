@@ -48,6 +48,8 @@ public actor FileStateStore: StateStore {
     nonisolated let files: UserFiles
     nonisolated let io: NIOThreadPool
     nonisolated let outcomeLog: OutcomeLog
+    /// Repeated reports answered from memory, on any thread (issue 17).
+    nonisolated let repeats = RepeatDesk()
     let lock: StateLock
     let wal: WriteAheadLog
     let notice: @Sendable (StoreNotice) -> Void
@@ -171,12 +173,24 @@ public actor FileStateStore: StateStore {
     /// Runs `body` with the user to itself: reports, deliveries and deletes of one user
     /// happen one after the other, in arrival order; different users proceed in parallel.
     func withUser<T>(_ userID: UserID, _ body: () async throws -> T) async throws -> T {
-        if !locks.tryLock(userID) {
+        if !lockUser(userID) {
             // Ownership passes directly from the releasing task to this one.
             await withCheckedContinuation { locks.wait(for: userID, $0) }
         }
-        defer { locks.unlock(userID) }
+        defer { unlockUser(userID) }
         return try await body()
+    }
+
+    /// Takes the user if nobody holds it; meanwhile no repeat of theirs is answered from memory.
+    func lockUser(_ userID: UserID) -> Bool {
+        guard locks.tryLock(userID) else { return false }
+        repeats.setBusy(userID, true)
+        return true
+    }
+
+    /// Hands the user to the next waiter, or frees it.
+    func unlockUser(_ userID: UserID) {
+        if locks.unlock(userID) { repeats.setBusy(userID, false) }
     }
 
     /// The user's record: from memory, else from their file. An unreadable file is
@@ -187,10 +201,24 @@ public actor FileStateStore: StateStore {
     /// time under a report load whose users did not fit the cache), and ownership guarantees
     /// nothing changes this user's record in between.
     func load(_ userID: UserID) async throws(StoreError) -> UserRecord? {
-        if let record = cache[userID] { return record }
+        if let record = cache[userID] { return materialized(record) }
         guard schedules[userID] != nil else { return nil }
         let read = try await files.read([userID], on: io)
-        return try adopt(read[0], of: userID)
+        return try adopt(read[0], of: userID).map(materialized)
+    }
+
+    /// The record with the user's repeats answered from memory folded in (then dirty, for the
+    /// next checkpoint to write). Every path that reads a record for a change goes through
+    /// this, so a change never starts from a record that lacks earlier repeats.
+    func materialized(_ record: UserRecord) -> UserRecord {
+        guard let pending = repeats.takePending(record.userID) else { return record }
+        var record = record
+        record.fold(pending)
+        cache.install(record)
+        // The schedule row learns the repeats' `lastReportAt` here, before any snapshot; only a
+        // heartbeat depends on it, and one due earlier meanwhile finds nothing to do (`fire`).
+        schedules.noteRepeat(of: record.userID, lastReportAt: record.lastReportAt)
+        return record
     }
 
     /// Takes what reading a user's file gave into memory.
@@ -206,6 +234,7 @@ public actor FileStateStore: StateStore {
         case .quarantined(let movedTo, let reason):
             notice(.quarantined(path: files.path(for: userID), movedTo: movedTo, reason: reason))
             schedules.remove(userID)
+            repeats.remove(userID)
             return nil
         }
     }
@@ -213,6 +242,8 @@ public actor FileStateStore: StateStore {
     /// Makes a durable record current in memory and reschedules the user.
     func install(_ record: UserRecord, encoded json: [UInt8]? = nil) {
         cache.install(record, encoded: json)
+        // The answer cached for repeats is the old record's: a report refreshes it after this.
+        repeats.remove(record.userID)
         if schedules.set(record.schedule) { scheduleChanged.signal() }
         evictIfNeeded()
     }

@@ -60,6 +60,19 @@ struct ScheduleBook {
         return earliest == nil || wake < earliest!
     }
 
+    /// A repeated report moved the user's `lastReportAt` and nothing else: only a heartbeat's
+    /// due time depends on it, so without heartbeats the row alone changes.
+    mutating func noteRepeat(of userID: UserID, lastReportAt: Date) {
+        guard policy.configuration.heartbeatIntervalSeconds != nil else {
+            table.setLastReportAt(lastReportAt, of: userID)
+            return
+        }
+        guard var schedule = table[userID] else { return }
+        schedule.lastReportAt = lastReportAt
+        // A later report moves the heartbeat later, never earlier: no one need be woken.
+        set(schedule)
+    }
+
     mutating func remove(_ userID: UserID) {
         count(table.remove(userID), sign: -1)
         wakes.set(userID, wake: nil)

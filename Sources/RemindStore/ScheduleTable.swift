@@ -116,6 +116,12 @@ struct ScheduleTable {
         return previous
     }
 
+    /// Moves a user's `lastReportAt` (a repeated report), nothing else.
+    mutating func setLastReportAt(_ date: Date, of userID: UserID) {
+        guard let row = rowOf[userID] else { return }
+        rows[Int(row)].lastReportAt = date.timeIntervalSinceReferenceDate
+    }
+
     /// Removes a user and returns what their row counted (nil when unknown).
     mutating func remove(_ userID: UserID) -> Counted? {
         let previous = rowOf[userID].map { Self.counted(rows[Int($0)]) }

@@ -49,6 +49,13 @@ public protocol StateStore: OutboxSource, PushDirectory {
 
     /// Stores a validated report and returns what it changed, once the change is durable.
     func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome
+    /// Stores a report as `report` does and returns the API's answer: what changed and the
+    /// user's encoded status. A backend may answer a repeat (a report that changes nothing but
+    /// the counters) from memory, without the record; the default goes through `report`.
+    func answerReport(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportAnswer
+    /// What answers repeats synchronously on any thread, when the backend keeps them in memory
+    /// (nil by default: every report goes to `answerReport`).
+    var repeatAnswering: (any RepeatAnswering)? { get }
     /// The user's record; nil for an unknown user (or one whose stored state was unreadable).
     func record(_ userID: UserID) async throws -> UserRecord?
     /// Forgets a user at `at`: their record and schedule go, nothing is emitted; an episode
@@ -85,6 +92,15 @@ public protocol StateStore: OutboxSource, PushDirectory {
 }
 
 extension StateStore {
+    public var repeatAnswering: (any RepeatAnswering)? { nil }
+
+    public func answerReport(
+        _ report: PermissionReport, for userID: UserID, receivedAt: Date
+    ) async throws -> ReportAnswer {
+        let outcome = try await self.report(report, for: userID, receivedAt: receivedAt)
+        return ReportAnswer(outcome, policy: await policy, daemonStartedAt: daemonStartedAt)
+    }
+
     /// Fires what is due at `now`, in passes of up to 1,024 users.
     public func fireDue(now: Date) async throws -> FireSummary {
         try await fireDue(now: now, limit: 1024)

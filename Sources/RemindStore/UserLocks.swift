@@ -23,13 +23,15 @@ struct UserLocks {
         waiters[userID, default: []].append(continuation)
     }
 
-    /// Hands the user to the next waiter, or frees it.
-    mutating func unlock(_ userID: UserID) {
+    /// Hands the user to the next waiter, or frees it; true when freed.
+    @discardableResult
+    mutating func unlock(_ userID: UserID) -> Bool {
         if let next = waiters[userID]?.popFirst() {
             if waiters[userID]?.isEmpty == true { waiters[userID] = nil }
             next.resume()
-        } else {
-            held.remove(userID)
+            return false
         }
+        held.remove(userID)
+        return true
     }
 }

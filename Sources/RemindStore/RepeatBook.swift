@@ -1,0 +1,114 @@
+import Foundation
+import RemindAPI
+import RemindCore
+
+/// What answers a repeated report from memory (issue 17): for each user who reported since
+/// start, the `RepeatBasis` of their record, their status as a `StatusTemplate`, the three
+/// values a repeat moves, and the repeats not yet folded into the record.
+///
+/// A repeat costs a dictionary lookup, a comparison and a splice of the cached answer: no
+/// record is read or decoded, no file or log written. Its counters reach the user file at the
+/// next checkpoint (`FileStateStore.foldRepeats`), or with the user's next change, whose log
+/// record carries them. A crash before that loses those repeats' `reportCount` and
+/// `lastReportAt` (and the run's observation times, `platform` and `appVersion`), which the
+/// `StateStore` contract allows, and never a change. One case reaches further back, as it did
+/// before repeats were answered here: while the user's last change is still in the log (until
+/// a snapshot covers it, `snapshotInterval`, 60 s), replay after a crash restores that change's
+/// record, and with it its counters. `RepeatPathTests` pins both.
+///
+/// Rows are made from records a report was just applied to, so they agree with the current
+/// policy; anything else that changes a record (a fire, a delete, a dead token, a new policy)
+/// drops the row, and the user's next report takes the full path again. A user the store owns
+/// (`busy`: a change, a fire or a fold in progress) gets no answer here: their report waits
+/// for the store, in arrival order.
+///
+/// One shard of a `RepeatDesk`, which keeps it behind a lock.
+struct RepeatBook {
+    struct Row {
+        /// Nil once a new policy came: the row then only keeps its pending repeats for the fold.
+        var basis: RepeatBasis?
+        var template: StatusTemplate
+        var observedAt: Date
+        var reportCount: Int
+        var lastReportAt: Date
+        var pending = RepeatedReports()
+    }
+
+    private var rows: [UserID: Row] = [:]
+    /// Users whose row gained pending repeats since the last fold (may repeat, may be stale).
+    private var pendingUsers: [UserID] = []
+    /// Users the store owns right now.
+    private var busy: Set<UserID> = []
+
+    var count: Int { rows.count }
+
+    /// Answers `report` from memory when it only repeats the user's state: notes it as
+    /// pending and returns the encoded status. Nil when it does not (or the user has no row, or
+    /// is busy): the report takes the full path.
+    mutating func answer(_ report: PermissionReport, of userID: UserID, receivedAt: Date) -> [UInt8]? {
+        guard let index = rows.index(forKey: userID), rows.values[index].basis?.isRepeat(report) == true,
+            busy.isEmpty || !busy.contains(userID)
+        else { return nil }
+        if rows.values[index].pending.isEmpty { pendingUsers.append(userID) }
+        // In place: the row's arrays are not copied.
+        return Self.note(report, receivedAt: receivedAt, in: &rows.values[index])
+    }
+
+    private static func note(_ report: PermissionReport, receivedAt: Date, in row: inout Row) -> [UInt8] {
+        row.pending.add(report, receivedAt: receivedAt)
+        row.reportCount += 1
+        row.lastReportAt = max(row.lastReportAt, receivedAt.millisecondPrecision)
+        if report.observedAt > row.observedAt { row.observedAt = report.observedAt }
+        return row.template.render(
+            observedAt: row.observedAt, reportCount: row.reportCount, lastReportAt: row.lastReportAt)
+    }
+
+    mutating func setBusy(_ userID: UserID, _ isBusy: Bool) {
+        if isBusy { busy.insert(userID) } else { busy.remove(userID) }
+    }
+
+    /// Sets a user's row, made from a record a report was just applied to (pending repeats
+    /// folded in); nil drops it.
+    mutating func set(_ row: Row?, of userID: UserID) {
+        rows[userID] = row
+    }
+
+    /// Takes the user's pending repeats, to fold them into the record; the row stays.
+    mutating func takePending(_ userID: UserID) -> RepeatedReports? {
+        guard let pending = rows[userID]?.pending, !pending.isEmpty else { return nil }
+        rows[userID]!.pending = RepeatedReports()
+        return pending
+    }
+
+    mutating func restorePending(_ pending: RepeatedReports, of userID: UserID) {
+        guard rows[userID] != nil else { return }
+        if rows[userID]!.pending.isEmpty { pendingUsers.append(userID) }
+        rows[userID]!.pending = pending
+    }
+
+    func hasPending(_ userID: UserID) -> Bool { rows[userID].map { !$0.pending.isEmpty } ?? false }
+
+    /// The users that may have pending repeats; the list starts afresh. A caller that leaves
+    /// some pending gives them back with `keepPending`.
+    mutating func takePendingUsers() -> [UserID] {
+        defer { pendingUsers = [] }
+        return pendingUsers
+    }
+
+    mutating func keepPending(_ userIDs: some Sequence<UserID>) {
+        pendingUsers += userIDs.lazy.filter { hasPending($0) }
+    }
+
+    /// Forgets a user's row: their record changed otherwise. Their pending repeats must have
+    /// been folded in (or the record is gone).
+    mutating func remove(_ userID: UserID) {
+        rows[userID] = nil
+    }
+
+    /// Forgets every row that has nothing pending; rows with pending repeats keep them for the
+    /// fold but answer no more repeats (a new policy may reconcile their episodes differently).
+    mutating func invalidateAll() {
+        rows = rows.filter { !$0.value.pending.isEmpty }
+        for index in rows.indices { rows.values[index].basis = nil }
+    }
+}

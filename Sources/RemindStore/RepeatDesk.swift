@@ -1,0 +1,93 @@
+import Foundation
+import RemindAPI
+import RemindCore
+import Synchronization
+
+/// Answers repeated reports synchronously, on whatever thread asks: what lets the HTTP layer
+/// answer a repeat on the connection's event loop, without a task, an actor or a hop.
+public protocol RepeatAnswering: Sendable {
+    /// The user's encoded status after `report`, when it only repeats their state and is noted
+    /// (durable as the `StateStore` contract allows for such counters); nil when the report must
+    /// go to `StateStore.answerReport`.
+    func answerRepeat(_ report: PermissionReport, of userID: UserID, receivedAt: Date) -> [UInt8]?
+}
+
+/// The files backend's repeat rows (`RepeatBook`), sharded by user behind a lock each, so that
+/// both cores answer repeats at once and neither waits for the store's actor (issue 17).
+public final class RepeatDesk: RepeatAnswering {
+    private final class Shard: Sendable {
+        let book = Mutex(RepeatBook())
+    }
+
+    private let shards: [Shard]
+
+    init(shards count: Int = 16) {
+        precondition(count > 0 && count & (count - 1) == 0, "a power of two")
+        shards = (0..<count).map { _ in Shard() }
+    }
+
+    private func shard(_ userID: UserID) -> Shard { shards[userID.hashValue & (shards.count - 1)] }
+
+    public func answerRepeat(_ report: PermissionReport, of userID: UserID, receivedAt: Date) -> [UInt8]? {
+        shard(userID).book.withLock { $0.answer(report, of: userID, receivedAt: receivedAt) }
+    }
+
+    /// A row for a record a report was just applied to (its pending repeats folded in); returns
+    /// the encoded status. The encoding is done outside the lock.
+    func refresh(_ record: UserRecord, policy: ReminderPolicy, daemonStartedAt: Date) -> [UInt8]? {
+        guard let status = UserStatus(record: record, policy: policy, daemonStartedAt: daemonStartedAt) else {
+            remove(record.userID)
+            return nil
+        }
+        guard let basis = RepeatBasis(record) else {
+            remove(record.userID)
+            return status.jsonBytes
+        }
+        let template = StatusTemplate(status)
+        let row = RepeatBook.Row(
+            basis: basis, template: template, observedAt: status.observedAt, reportCount: record.reportCount,
+            lastReportAt: record.lastReportAt)
+        shard(record.userID).book.withLock { $0.set(row, of: record.userID) }
+        return template.bytes
+    }
+
+    /// Marks a user owned by the store (no repeat is answered here meanwhile), or no longer.
+    func setBusy(_ userID: UserID, _ isBusy: Bool) {
+        shard(userID).book.withLock { $0.setBusy(userID, isBusy) }
+    }
+
+    func takePending(_ userID: UserID) -> RepeatedReports? {
+        shard(userID).book.withLock { $0.takePending(userID) }
+    }
+
+    /// Puts back repeats taken for a fold that failed (the user was owned meanwhile).
+    func restorePending(_ pending: RepeatedReports, of userID: UserID) {
+        shard(userID).book.withLock { $0.restorePending(pending, of: userID) }
+    }
+
+    func hasPending(_ userID: UserID) -> Bool {
+        shard(userID).book.withLock { $0.hasPending(userID) }
+    }
+
+    /// Users that may have pending repeats, from every shard; each list starts afresh.
+    func takePendingUsers() -> [UserID] {
+        shards.flatMap { shard in shard.book.withLock { $0.takePendingUsers() } }
+    }
+
+    /// Gives back users whose repeats were left pending.
+    func keepPending(_ userIDs: [UserID]) {
+        for userID in userIDs {
+            shard(userID).book.withLock { $0.keepPending(CollectionOfOne(userID)) }
+        }
+    }
+
+    func remove(_ userID: UserID) {
+        shard(userID).book.withLock { $0.remove(userID) }
+    }
+
+    func invalidateAll() {
+        for shard in shards { shard.book.withLock { $0.invalidateAll() } }
+    }
+
+    var count: Int { shards.reduce(0) { total, shard in total + shard.book.withLock { $0.count } } }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import RemindCore
+import RemindTesting
+import Testing
+
+struct RepeatedReportsTests {
+    let policy = ReminderPolicy(
+        configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 3600)))
+    let userID = Fixtures.userID("repeats")
+
+    /// A record after a random history of reports received in a random order.
+    func record(seed: UInt64) -> (UserRecord, Date) {
+        var rng = SplitMix64(seed: seed)
+        let reports = ReportGenerator.reports(count: rng.int(1...12), using: &rng)
+        var record: UserRecord?
+        var last = Date(unixMilliseconds: ReportGenerator.epochMilliseconds)
+        for scheduled in ReportGenerator.receiveSchedule(reports, using: &rng) {
+            record = policy.apply(scheduled.report, to: record, userID: userID, receivedAt: scheduled.receivedAt).record
+            last = max(last, scheduled.receivedAt)
+        }
+        return (record!, last)
+    }
+
+    /// A report that restates some of the current state, observed at some moment around the
+    /// newest run (before it too), with random device fields.
+    func candidate(_ record: UserRecord, using rng: inout SplitMix64) -> PermissionReport {
+        let current = record.permissions!
+        let start = record.history[0].observedAt
+        let observedAt = start.adding(milliseconds: rng.int64(-60_000...600_000))
+        return PermissionReport(
+            location: rng.chance(0.9) ? current.location : ReportGenerator.location(using: &rng),
+            accuracy: current.accuracy, locationServices: current.locationServices,
+            notifications: rng.chance(0.5) ? current.notifications : nil, observedAt: observedAt,
+            timeZone: rng.chance(0.5) ? current.timeZone : nil, platform: rng.chance(0.3) ? "ios" : nil,
+            appVersion: rng.chance(0.3) ? "2.\(rng.int(0...9))" : nil,
+            locale: rng.chance(0.2) ? (rng.chance(0.5) ? record.device.locale : "de-CH") : nil,
+            motion: rng.chance(0.3) ? current.motion : nil)
+    }
+
+    /// Repeats noted against a record's basis and folded in later give exactly the record
+    /// that applying each of them in turn gives; `apply` calls each of them unchanged; a
+    /// report the basis does not call a repeat is not folded.
+    @Test(arguments: propertySeeds(0x5EED_0017, count: 200))
+    func foldingRepeatsEqualsApplyingThem(seed: UInt64) throws {
+        var (applied, receivedAt) = record(seed: seed)
+        let basis = try #require(RepeatBasis(applied))
+        var folded = applied
+        var pending = RepeatedReports()
+        var rng = SplitMix64(seed: seed ^ 0xABCD)
+        for _ in 0..<rng.int(1...40) {
+            let report = candidate(applied, using: &rng)
+            guard basis.isRepeat(report) else { continue }
+            receivedAt = receivedAt.adding(milliseconds: rng.int64(0...5_000))
+            let outcome = policy.apply(report, to: applied, userID: userID, receivedAt: receivedAt)
+            #expect(!outcome.changed && outcome.events.isEmpty && outcome.transitions.isEmpty)
+            applied = outcome.record
+            pending.add(report, receivedAt: receivedAt)
+        }
+        folded.fold(pending)
+        #expect(folded == applied)
+        #expect(folded.reportCount - pending.count == record(seed: seed).0.reportCount)
+    }
+
+    /// Whatever a report says, a basis calls it a repeat only when `apply` changes nothing that
+    /// must be durable.
+    @Test(arguments: propertySeeds(0x5EED_1017, count: 200))
+    func aRepeatNeverChangesTheState(seed: UInt64) throws {
+        let (record, receivedAt) = record(seed: seed)
+        let basis = try #require(RepeatBasis(record))
+        var rng = SplitMix64(seed: seed ^ 0x1234)
+        for _ in 0..<20 {
+            let report = candidate(record, using: &rng)
+            let outcome = policy.apply(report, to: record, userID: userID, receivedAt: receivedAt)
+            if basis.isRepeat(report) {
+                #expect(!outcome.changed && outcome.record.history.count == record.history.count)
+                #expect(outcome.record.permissions == record.permissions)
+                #expect(outcome.record.episodes == record.episodes)
+            }
+        }
+    }
+
+    /// Changed permissions, a report older than the newest run, a new locale or a new push
+    /// address are no repeats.
+    @Test func changesAreNoRepeats() throws {
+        let start = Fixtures.date("2026-11-15T10:00:00Z")
+        let first = PermissionReport(location: .whileInUse, notifications: .authorized, observedAt: start)
+        let record = policy.apply(first, to: nil, userID: userID, receivedAt: start).record
+        let basis = try #require(RepeatBasis(record))
+        var same = first
+        same.observedAt = start.addingTimeInterval(60)
+        #expect(basis.isRepeat(same))
+        var older = same
+        older.observedAt = start.addingTimeInterval(-1)
+        #expect(!basis.isRepeat(older))
+        var changed = same
+        changed.location = .always
+        #expect(!basis.isRepeat(changed))
+        var locale = same
+        locale.locale = "fr-FR"
+        #expect(!basis.isRepeat(locale))
+        var push = same
+        push.push = .set(
+            try PushAddress(reportObject: [
+                "service": .string("apns"), "token": .string(String(repeating: "ab", count: 32)),
+            ]))
+        #expect(!basis.isRepeat(push))
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import RemindCore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Repeated reports answered on the event loop (`RepeatReportHandler`, issue 17), against the
+/// real binary: the answer is Hummingbird's, byte for byte in its body and with its headers,
+/// and pipelined requests are answered in order.
+@Suite(.serialized)
+struct RepeatFastPathTests {
+    struct Answer {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+    }
+
+    /// Reads whole responses (status line, headers, Content-Length body) until `count` arrived
+    /// or `deadline` passed.
+    static func read(_ count: Int, from connection: RawConnection, deadline: ContinuousClock.Instant) -> [Answer] {
+        var bytes: [UInt8] = []
+        var answers: [Answer] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while answers.count < count, ContinuousClock.now < deadline {
+            var descriptor = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 100) > 0 else { continue }
+            let received = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+            guard received > 0 else { break }
+            bytes += buffer[0..<received]
+            while let answer = parse(&bytes) { answers.append(answer) }
+        }
+        return answers
+    }
+
+    static func parse(_ bytes: inout [UInt8]) -> Answer? {
+        let separator = Array("\r\n\r\n".utf8)
+        guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) else { return nil }
+        let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
+        }
+        let length = Int(headers["content-length"] ?? "0") ?? 0
+        guard bytes.count >= end + 4 + length else { return nil }
+        let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+        let answer = Answer(status: status, headers: headers, body: Array(bytes[(end + 4)..<(end + 4 + length)]))
+        bytes.removeFirst(end + 4 + length)
+        return answer
+    }
+
+    static func post(_ userID: String, _ body: String, close: Bool = false) -> String {
+        "POST /v1/users/\(userID)/reports HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n\(close ? "Connection: close\r\n" : "")\r\n\(body)"
+    }
+
+    static func reportCount(_ answer: Answer) throws -> JSONValue? {
+        guard case .object(let object) = try JSONParser.parse(answer.body) else { return nil }
+        return object["reportCount"]
+    }
+
+    /// A repeat on a kept-alive connection gets a 200 with Hummingbird's headers and the user's
+    /// status, which a GET then shows byte for byte; a repeat pipelined behind a change, and a
+    /// GET behind that, are answered in order; a bad body and a change still take the full path.
+    @Test func repeatsAreAnsweredOnTheEventLoopInOrder() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let connection = try RawConnection(socketPath: daemon.socketPath)
+        let deadline = ContinuousClock.now + .seconds(30)
+        let report = #"{"location":"whileInUse","notifications":"authorized"}"#
+        connection.write(Self.post("fast", report))
+        let first = Self.read(1, from: connection, deadline: deadline)
+        #expect(first.map(\.status) == [200])
+        connection.write(Self.post("fast", report))
+        let repeated = Self.read(1, from: connection, deadline: deadline)
+        try #require(repeated.count == 1)
+        #expect(repeated[0].status == 200)
+        #expect(repeated[0].headers["content-type"] == "application/json")
+        #expect(repeated[0].headers["server"] == "remindd")
+        #expect(repeated[0].headers["date"]?.hasSuffix(" GMT") == true)
+        #expect(try Self.reportCount(repeated[0]) == .int(2))
+
+        // A change, a repeat of it and a GET in one write: three answers in request order.
+        let change = #"{"location":"always","notifications":"authorized"}"#
+        connection.write(
+            Self.post("fast", change) + Self.post("fast", change)
+                + "GET /v1/users/fast HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let pipelined = Self.read(3, from: connection, deadline: deadline)
+        try #require(pipelined.count == 3)
+        #expect(pipelined.map(\.status) == [200, 200, 200])
+        #expect(try pipelined.map(Self.reportCount) == [.int(3), .int(4), .int(4)])
+        #expect(pipelined[1].body == pipelined[2].body)
+
+        // Kept alive again, a repeat is answered here; the GET that follows says the same.
+        connection.write(Self.post("fast", change))
+        let again = Self.read(1, from: connection, deadline: deadline)
+        connection.write("GET /v1/users/fast HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let status = Self.read(1, from: connection, deadline: deadline)
+        try #require(again.count == 1 && status.count == 1)
+        #expect(try Self.reportCount(again[0]) == .int(5))
+        #expect(again[0].body == status[0].body)
+
+        // A body that is no report is Hummingbird's 400, on the same connection.
+        connection.write(Self.post("fast", #"{"location":"nowhere"}"#))
+        #expect(Self.read(1, from: connection, deadline: deadline).map(\.status) == [400])
+        #expect(daemon.stop(signal: SIGTERM) == 0)
+    }
+}
