@@ -9,7 +9,11 @@
 # With arguments (a --filter, say) it is one pass with those arguments.
 set -uo pipefail
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# One PostgreSQL server for the whole run (the store's contract tests and the end-to-end pass
+# on PostgreSQL each make databases of their own on it), stopped by its PID at the end.
+pg_dir=$("$(dirname "$0")/pg-test-server.sh" start)
+export REMINDD_TEST_PG_DIR="$pg_dir"
+trap 'rm -f "$log"; "$(dirname "$0")/pg-test-server.sh" stop "$pg_dir"' EXIT
 heavy="CrashUnderLoadTests"
 # What runs against the real binary (or a real daemon, for remindctl).
 postgres_pass="RemindDaemonTests|RemindctlTests"

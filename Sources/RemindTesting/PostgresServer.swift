@@ -43,17 +43,42 @@ public final class PostgresServer: @unchecked Sendable {
     }
 
     deinit {
+        guard owned else { return }
         stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// One server for the whole test process, stopped by PID when the process exits.
+    /// Whether this process made the server (and so stops it and removes its directory).
+    private var owned: Bool { ownedFlag }
+    private var ownedFlag = true
+
+    /// A server started before the tests (scripts/pg-test-server.sh, by scripts/run-tests.sh)
+    /// in `directory`: used, never stopped by this process.
+    private init(running directory: String) {
+        self.directory = directory
+        self.pid = nil
+        self.ownedFlag = false
+    }
+
+    /// One server for the whole test process: the one `REMINDD_TEST_PG_DIR` names (started by
+    /// scripts/run-tests.sh before the suite, so that no test blocks a thread on initdb), or
+    /// else one started now and stopped by PID when the process exits.
     public static func shared() throws -> PostgresServer {
         try sharedLock.withLock {
             if let server = sharedServer { return server }
+            if let running = ProcessInfo.processInfo.environment["REMINDD_TEST_PG_DIR"], !running.isEmpty {
+                let server = PostgresServer(running: running)
+                sharedServer = server
+                return server
+            }
             let server = try PostgresServer()
             sharedServer = server
-            atexit { PostgresServer.sharedServer?.stop() }
+            atexit {
+                PostgresServer.sharedServer?.stop()
+                if let directory = PostgresServer.sharedServer?.directory {
+                    try? FileManager.default.removeItem(atPath: directory)
+                }
+            }
             return server
         }
     }

@@ -46,9 +46,13 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
         let name = try database ?? server.createDatabase()
         let client = PostgresClient.Configuration(
             unixSocketPath: server.socketPath, username: "remindd", password: nil, database: name)
+        var options = PostgresStateStore.Options(
+            client: client, description: name, sinks: sinks, leaseSeconds: leaseSeconds, instance: instance)
+        // The whole suite runs in parallel on two cores: a store's first connection and
+        // migration may take longer than a request would wait in production.
+        options.operationTimeout = .seconds(60)
         let store = PostgresStateStore(
-            options: .init(
-                client: client, description: name, sinks: sinks, leaseSeconds: leaseSeconds, instance: instance),
+            options: options,
             policy: policy, now: now, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         store.startInBackground()
         return store
