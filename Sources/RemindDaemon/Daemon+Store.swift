@@ -53,10 +53,9 @@ extension Daemon {
                 throw StartupError("remindd: \(error)", exitCode: 78)
             }
             let ready = AsyncLatch()
-            var options = PostgresStateStore.Options(
+            let options = PostgresStateStore.Options(
                 client: clientConfiguration(url, poolSize: configuration.storage.poolSize),
                 description: url.description, sinks: sinkNames, leaseSeconds: configuration.storage.leaseSeconds)
-            options.statisticsMaximumAge = .seconds(5)
             let store = PostgresStateStore(
                 options: options, policy: policy, now: wallClock(), logger: logger,
                 // Each retry also extends systemd's start timeout: READY=1 waits for the

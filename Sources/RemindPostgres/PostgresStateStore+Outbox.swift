@@ -13,7 +13,7 @@ extension PostgresStateStore {
     public func claimEvents(for sink: String, limit: Int) async -> [OutboxEvent] {
         let (owner, lease) = (options.instance, Double(options.leaseSeconds))
         do {
-            return try await database {
+            let events = try await database {
                 let rows = try await self.client.query(
                     """
                     WITH next AS (
@@ -34,11 +34,10 @@ extension PostgresStateStore {
                 }
                 return claimed.sorted { $0.0 < $1.0 }.map(\.1)
             }
-            .also { events in
-                state.withLock { state in
-                    for event in events { state.held.insert(HeldEvent(eventID: event.id, sink: sink)) }
-                }
+            state.withLock { state in
+                for event in events { state.held.insert(HeldEvent(eventID: event.id, sink: sink)) }
             }
+            return events
         } catch {
             logger.warning("claiming events for \(sink): \(error)")
             return []
@@ -206,13 +205,5 @@ extension PostgresStateStore {
         }
         if count > 0 { changed(wakeEarlier: false, events: true) }
         return count
-    }
-}
-
-extension Array {
-    /// The array, after `body` saw it: for a side effect at the end of an expression.
-    fileprivate func also(_ body: (Self) -> Void) -> Self {
-        body(self)
-        return self
     }
 }

@@ -127,7 +127,6 @@ extension PostgresStateStore {
     public func setPolicy(_ policy: ReminderPolicy) async {
         state.withLock {
             $0.policy = policy
-            $0.fingerprint = ScheduleColumns.fingerprint(policy)
             $0.statistics = nil
         }
         do {
@@ -144,7 +143,8 @@ extension PostgresStateStore {
     /// then stores the fingerprint. One instance at a time: instances starting together with
     /// a new configuration recompute once, the others find the fingerprint current.
     func recomputeIfPolicyChanged() async throws {
-        let (policy, fingerprint) = state.withLock { ($0.policy, $0.fingerprint) }
+        let policy = self.policy
+        let fingerprint = ScheduleColumns.fingerprint(policy)
         let started = daemonStartedAt
         let logger = self.logger
         try await client.withConnection { connection in

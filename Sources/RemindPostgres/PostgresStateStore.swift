@@ -22,8 +22,9 @@ import Synchronization
 ///   gains events; a once-a-second look covers expired leases and lost notifications.
 ///
 /// It is a `Service`: `run()` runs the connection pool, waits for the database (with
-/// backoff, telling `onWaiting` why), migrates the schema, and then calls `onReady`. Until
-/// the database answers, changes fail with `StoreError.databaseUnavailable` (503 at the API).
+/// backoff, telling `onWaiting` why), migrates the schema, and then calls `onReady`. A
+/// request the database does not answer within `operationTimeout` fails with
+/// `StoreError.databaseUnavailable` (503 at the API).
 public final class PostgresStateStore: StateStore, Service {
     public struct Options: Sendable {
         public var client: PostgresClient.Configuration
@@ -59,14 +60,13 @@ public final class PostgresStateStore: StateStore, Service {
     let state: Mutex<LocalState>
     private let onWaiting: @Sendable (String) -> Void
     private let onReady: @Sendable () -> Void
-    /// Open once the first connection and the migration are done: until then changes are
-    /// refused at once.
+    /// Open once the first connection and the migration are done: until then a request waits
+    /// for it (within `operationTimeout`).
     let readyLatch = AsyncLatch()
     private let background = Mutex<Task<Void, Never>?>(nil)
 
     struct LocalState {
         var policy: ReminderPolicy
-        var fingerprint: String
         var suppressed = 0
         var delivered = 0
         var statistics: StoreStatistics?
@@ -97,7 +97,7 @@ public final class PostgresStateStore: StateStore, Service {
         self.logger = logger
         self.daemonStartedAt = now
         self.outboxSignals = Dictionary(uniqueKeysWithValues: options.sinks.map { ($0, AsyncSignal()) })
-        self.state = Mutex(LocalState(policy: policy, fingerprint: ScheduleColumns.fingerprint(policy)))
+        self.state = Mutex(LocalState(policy: policy))
         self.onWaiting = onWaiting
         self.onReady = onReady
     }
@@ -167,7 +167,7 @@ public final class PostgresStateStore: StateStore, Service {
         let (policy, started) = (self.policy, daemonStartedAt)
         let (outcome, earlier) = try await transaction { connection in
             try await self.lockUser(userID, on: connection)
-            let existing = try await self.loadRow(userID, on: connection, forUpdate: true)
+            let existing = try await self.lockedRow(userID, on: connection)
             let outcome = policy.apply(report, to: existing?.record, userID: userID, receivedAt: receivedAt)
             let columns = ScheduleColumns(outcome.record.schedule, policy: policy, daemonStartedAt: started)
             try await self.write(outcome.record, columns: columns, on: connection)
@@ -209,7 +209,7 @@ public final class PostgresStateStore: StateStore, Service {
         let (policy, started) = (self.policy, daemonStartedAt)
         try await transaction { connection in
             try await self.lockUser(userID, on: connection)
-            guard var record = try await self.loadRow(userID, on: connection, forUpdate: true)?.record else { return }
+            guard var record = try await self.lockedRow(userID, on: connection)?.record else { return }
             guard record.device.markUnreachable(token: token, reason: reason, at: date.millisecondPrecision) else {
                 return
             }
@@ -239,177 +239,5 @@ public final class PostgresStateStore: StateStore, Service {
             guard task == nil else { return }
             task = Task { try? await self.run() }
         }
-    }
-
-    // MARK: - Rows
-
-    struct StoredRow {
-        var record: UserRecord
-        var wakeAt: Date?
-    }
-
-    func loadRecord(_ userID: UserID, on client: PostgresClient) async throws -> UserRecord? {
-        let rows = try await client.query(
-            "SELECT doc::text FROM remindd_users WHERE user_id = \(userID.rawValue)", logger: logger)
-        var record: UserRecord?
-        for try await text in rows.decode(String.self) {
-            do {
-                record = try UserRecord(json: Array(text.utf8))
-            } catch {
-                // Quarantined by the next change of this user; until then it reads as unknown.
-                logger.error("user \(userID.rawValue): stored document does not decode: \(error)")
-            }
-        }
-        return record
-    }
-
-    func loadRow(_ userID: UserID, on connection: PostgresConnection, forUpdate: Bool) async throws -> StoredRow? {
-        let rows =
-            forUpdate
-            ? try await connection.query(
-                "SELECT doc::text, wake_at FROM remindd_users WHERE user_id = \(userID.rawValue) FOR UPDATE",
-                logger: logger)
-            : try await connection.query(
-                "SELECT doc::text, wake_at FROM remindd_users WHERE user_id = \(userID.rawValue)", logger: logger)
-        var found: (String, Date?)?
-        for try await row in rows.decode((String, Date?).self) { found = row }
-        guard let (text, wake) = found,
-            let record = try await decodeOrQuarantine(text, userID: userID, on: connection)
-        else { return nil }
-        return StoredRow(record: record, wakeAt: wake)
-    }
-
-    /// The document as a record; one that does not decode (edited by hand, written by a newer
-    /// version) is moved to `remindd_quarantine` with an error in the log, and the user starts
-    /// afresh, as the files backend does with an unreadable user file. Every other user keeps
-    /// working, and no pass of the scheduler stops on it.
-    func decodeOrQuarantine(
-        _ text: String, userID: UserID, on connection: PostgresConnection
-    ) async throws
-        -> UserRecord?
-    {
-        do {
-            return try UserRecord(json: Array(text.utf8))
-        } catch {
-            let reason = "\(error)"
-            try await connection.query(
-                "INSERT INTO remindd_quarantine (user_id, doc, reason) VALUES (\(userID.rawValue), \(text), \(reason))",
-                logger: logger)
-            try await connection.query(
-                "DELETE FROM remindd_users WHERE user_id = \(userID.rawValue)", logger: logger)
-            logger.error(
-                "user \(userID.rawValue): stored document does not decode (\(reason)); moved to remindd_quarantine")
-            return nil
-        }
-    }
-
-    /// Serialises changes of one user across instances, including its creation (a row lock
-    /// cannot, while there is no row yet). Held until the transaction ends.
-    func lockUser(_ userID: UserID, on connection: PostgresConnection) async throws {
-        try await connection.query(
-            "SELECT pg_advisory_xact_lock(hashtext(\(userID.rawValue)))", logger: logger)
-    }
-
-    func write(_ record: UserRecord, columns: ScheduleColumns, on connection: PostgresConnection) async throws {
-        let document = String(decoding: record.jsonBytes, as: UTF8.self)
-        try await connection.query(
-            """
-            INSERT INTO remindd_users (user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions,
-                episode_started_at, episode_group, episode_reason)
-            VALUES (\(record.userID.rawValue), \(document)::jsonb, \(columns.wakeAt), \(columns.reminderAt),
-                \(columns.nextSequence), \(columns.reason), \(columns.conditions), \(columns.episodeStartedAt),
-                \(columns.episodeGroup), \(columns.episodeReason))
-            ON CONFLICT (user_id) DO UPDATE SET doc = EXCLUDED.doc, wake_at = EXCLUDED.wake_at,
-                reminder_at = EXCLUDED.reminder_at, next_sequence = EXCLUDED.next_sequence, reason = EXCLUDED.reason,
-                conditions = EXCLUDED.conditions, episode_started_at = EXCLUDED.episode_started_at,
-                episode_group = EXCLUDED.episode_group, episode_reason = EXCLUDED.episode_reason
-            """, logger: logger)
-    }
-
-    /// Rewrites rows that exist and are locked (a fire pass's), in one statement.
-    func update(_ rows: [(UserRecord, ScheduleColumns)], on connection: PostgresConnection) async throws {
-        guard !rows.isEmpty else { return }
-        let users = rows.map(\.0.userID.rawValue)
-        let documents = rows.map { String(decoding: $0.0.jsonBytes, as: UTF8.self) }
-        let columns = rows.map(\.1)
-        // Arrays of optionals do not bind: a negative time and an empty text stand for null.
-        try await connection.query(
-            """
-            UPDATE remindd_users u SET doc = c.doc::jsonb,
-                wake_at = CASE WHEN c.wake_at < 0 THEN NULL ELSE to_timestamp(c.wake_at) END,
-                reminder_at = CASE WHEN c.reminder_at < 0 THEN NULL ELSE to_timestamp(c.reminder_at) END,
-                next_sequence = c.next_sequence, reason = c.reason, conditions = c.conditions,
-                episode_started_at = CASE WHEN c.started < 0 THEN NULL ELSE to_timestamp(c.started) END,
-                episode_group = NULLIF(c.grp, ''), episode_reason = NULLIF(c.episode_reason, '')
-            FROM unnest(\(users)::text[], \(documents)::text[], \(columns.map { Self.epoch($0.wakeAt) })::float8[],
-                \(columns.map { Self.epoch($0.reminderAt) })::float8[], \(columns.map(\.nextSequence))::integer[],
-                \(columns.map(\.reason))::text[], \(columns.map(\.conditions))::smallint[],
-                \(columns.map { Self.epoch($0.episodeStartedAt) })::float8[],
-                \(columns.map { $0.episodeGroup ?? "" })::text[], \(columns.map { $0.episodeReason ?? "" })::text[])
-                AS c(user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions, started, grp,
-                    episode_reason)
-            WHERE u.user_id = c.user_id
-            """, logger: logger)
-    }
-
-    /// A time for a float8 array: seconds since 1970, or -1 for none.
-    static func epoch(_ date: Date?) -> Double { date?.timeIntervalSince1970 ?? -1 }
-
-    /// One row per event and configured sink; an event already there (a retried
-    /// transaction) is not added twice.
-    func enqueue(_ events: [OutboxEvent], on connection: PostgresConnection) async throws {
-        guard !events.isEmpty, !options.sinks.isEmpty else { return }
-        var ids: [String] = []
-        var sinks: [String] = []
-        var users: [String] = []
-        var bodies: [String] = []
-        for event in events {
-            for sink in options.sinks {
-                ids.append(event.id)
-                sinks.append(sink)
-                users.append(event.userID.rawValue)
-                bodies.append(event.json)
-            }
-        }
-        try await connection.query(
-            """
-            INSERT INTO remindd_outbox (event_id, sink, user_id, event)
-            SELECT * FROM unnest(\(ids)::text[], \(sinks)::text[], \(users)::text[], \(bodies)::text[])
-            ON CONFLICT (event_id, sink) DO NOTHING
-            """, logger: logger)
-    }
-
-    /// Each closed episode once: the key is the user and the episode's start.
-    func insertOutcomes(_ outcomes: [EpisodeOutcome], on connection: PostgresConnection) async throws {
-        for outcome in outcomes {
-            var writer = JSONWriter()
-            outcome.write(to: &writer)
-            let line = String(decoding: writer.bytes, as: UTF8.self)
-            try await connection.query(
-                """
-                INSERT INTO remindd_outcomes (user_id, started_at, line)
-                VALUES (\(outcome.userID.rawValue), \(outcome.startedAt), \(line))
-                ON CONFLICT (user_id, started_at) DO NOTHING
-                """, logger: logger)
-        }
-    }
-
-    static func movedEarlier(from old: Date?, to new: Date?) -> Bool {
-        guard let new else { return false }
-        guard let old else { return true }
-        return new < old
-    }
-
-    /// Tells the other instances, at commit, what this change means for them.
-    func notify(wake: Bool, events: Bool, on connection: PostgresConnection) async throws {
-        if wake { try await connection.query("SELECT pg_notify('remindd_wake', '')", logger: logger) }
-        if events { try await connection.query("SELECT pg_notify('remindd_events', '')", logger: logger) }
-    }
-
-    /// After a committed change: this instance's waiters and its counts.
-    func changed(wakeEarlier: Bool, events: Bool) {
-        state.withLock { $0.statistics = nil }
-        if wakeEarlier { scheduleChanged.signal() }
-        if events { for signal in outboxSignals.values { signal.signal() } }
     }
 }

@@ -152,6 +152,13 @@ public final class PostgresServer: @unchecked Sendable {
     /// The server's socket file, for clients that take a path.
     public var socketPath: String { directory + "/.s.PGSQL.5432" }
 
+    /// A new database and the configuration's `storage` member (without braces) that puts a
+    /// daemon on it: what `REMINDD_TEST_STORAGE=postgres` gives each test daemon.
+    public func storageMember() throws -> (database: String, member: String) {
+        let name = try createDatabase()
+        return (name, #""storage":{"type":"postgres","url":"\#(url(database: name))"}"#)
+    }
+
     public func url(database: String) -> String {
         "postgresql://remindd@/\(database)?host=\(directory)"
     }

@@ -49,20 +49,18 @@ final class DaemonProcess: @unchecked Sendable {
     /// state directory's files themselves) are marked `filesBackendOnly`.
     static let usesPostgres = ProcessInfo.processInfo.environment["REMINDD_TEST_STORAGE"] == "postgres"
 
-    /// This daemon's database, made at its first configuration and kept across restarts.
-    private var databaseURL: String?
+    /// This daemon's `storage` member and database, made at its first configuration and kept
+    /// across restarts.
+    private var storage: String?
     private(set) var databaseName: String?
 
     /// The `storage` member for the suite's backend; empty for files.
     func storageMember() throws -> String {
         guard Self.usesPostgres else { return "" }
-        if databaseURL == nil {
-            let server = try PostgresServer.shared()
-            let name = try server.createDatabase()
-            databaseName = name
-            databaseURL = server.url(database: name)
+        if storage == nil {
+            (databaseName, storage) = try PostgresServer.shared().storageMember()
         }
-        return "\"storage\":{\"type\":\"postgres\",\"url\":\"\(databaseURL!)\"}"
+        return storage!
     }
 
     /// Replaces the configuration file (for sinks that need files in `directory` first).

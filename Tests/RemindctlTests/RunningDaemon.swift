@@ -34,11 +34,10 @@ final class RunningDaemon {
         // The same commands against a daemon on PostgreSQL: `REMINDD_TEST_STORAGE=postgres`
         // gives each daemon a database of its own on the test process's server.
         if ProcessInfo.processInfo.environment["REMINDD_TEST_STORAGE"] == "postgres", !json.contains(#""storage""#) {
-            let server = try PostgresServer.shared()
-            let url = server.url(database: try server.createDatabase())
+            let storage = try PostgresServer.shared().storageMember().member
             let rest = json.drop { $0 != "{" }.dropFirst()
             let separator = rest.trimmingCharacters(in: .whitespacesAndNewlines) == "}" ? "" : ","
-            json = #"{"storage":{"type":"postgres","url":"\#(url)"}"# + separator + rest
+            json = "{" + storage + separator + rest
         }
         try json.write(toFile: configPath, atomically: true, encoding: .utf8)
         let notify = try DatagramListener()
