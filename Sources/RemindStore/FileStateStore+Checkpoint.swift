@@ -17,6 +17,11 @@ extension FileStateStore {
     /// every two seconds, the worst of a reminder's lateness in `make bench` W5.) The file I/O
     /// runs on the I/O pool, off the actor and the cooperative pool, so reports keep flowing.
     public func checkpoint(snapshot: Bool) async throws {
+        try await checkpoint(snapshot: snapshot, foldLimit: Self.foldLimit)
+    }
+
+    /// A checkpoint that folds the pending repeats of at most `foldLimit` users into their files.
+    func checkpoint(snapshot: Bool, foldLimit: Int) async throws {
         guard !checkpointing else { return }
         checkpointing = true
         defer { checkpointing = false }
@@ -36,7 +41,10 @@ extension FileStateStore {
             // Outcomes recorded meanwhile were appended to the queue's end: they stay.
             pendingOutcomes.removeFirst(outcomes.count)
         }
-        try await foldRepeats()
+        // Repeats answered since the last checkpoint become durable in one small entry; a
+        // snapshot logs every pending repeat again below instead.
+        if segment == nil { try await logRepeats(repeats.takeUnlogged()) }
+        try await foldRepeats(limit: foldLimit)
         let batch = cache.pending
         let files = self.files
         if !batch.isEmpty {
@@ -46,6 +54,9 @@ extension FileStateStore {
         }
         cache.markWritten(batch)
         guard let segment else { return }
+        // The segments the snapshot lets go hold repeats not yet in their files: the segment
+        // it keeps gets them again.
+        try await logRepeats(repeats.takeAllPending())
         let contents = Snapshot(
             segment: segment, schedules: schedules.table.values,
             events: outbox.ordered.map { ($0.event, Array($0.remaining)) }, deadLetters: deadLetterList.all)
@@ -66,19 +77,45 @@ extension FileStateStore {
         wal.removeSegments(before: segment)
     }
 
-    /// Folds the repeats answered from memory since the last checkpoint into their users'
-    /// files: the read-modify-write a repeat no longer does.
+    /// Appends users' pending repeats to the log (`LogEntry.repeats`), a line per 1,024 users.
+    /// The caller took them from the desk without suspending since, so no change of theirs can
+    /// be logged between: a user's change always comes after their repeats in the log.
+    private func logRepeats(_ users: [LoggedRepeats]) async throws {
+        guard !users.isEmpty else { return }
+        let lines = stride(from: 0, to: users.count, by: 1024).map { start in
+            LogEntry.repeats(Array(users[start..<min(start + 1024, users.count)])).line
+        }
+        do {
+            try await wal.append(batch: lines)
+        } catch {
+            repeats.markUnlogged(users.map(\.userID))
+            throw error
+        }
+    }
+
+    /// Users whose pending repeats a checkpoint folds into their files, the longest pending
+    /// first. Folding every active user's file every two seconds (a read, a decode, an encode
+    /// and a write each) took a quarter of the daemon's CPU under `make bench` W1a; the log
+    /// holds the repeats meanwhile, so the files can catch up at this pace (1,024 a second).
+    static let foldLimit = 2048
+
+    /// Folds pending repeats into their users' files, for at most `limit` users.
     ///
     /// A record in memory takes them in and is written with the checkpoint's batch. A record
     /// not in memory is read, folded, encoded and written back off the actor, a chunk of users
-    /// at a time, without entering the cache: a fold of every active user would otherwise
-    /// evict the records the scheduler and changes need, and hold the actor for as long as it
-    /// took. Each chunk's users are owned until their files are written (their reports wait);
-    /// a user busy with something else is folded next time.
-    func foldRepeats() async throws {
+    /// at a time, without entering the cache: a fold of many users would otherwise evict the
+    /// records the scheduler and changes need, and hold the actor for as long as it took. Each
+    /// chunk's users are owned until their files are written (their reports wait); a user busy
+    /// with something else is folded next time.
+    func foldRepeats(limit: Int) async throws {
         var unread: [UserID] = []
         var busy: [UserID] = []
-        for (index, userID) in repeats.takePendingUsers().enumerated() where repeats.hasPending(userID) {
+        var pendingUsers = repeats.takePendingUsers()
+        if pendingUsers.count > limit {
+            repeats.returnPending(Array(pendingUsers[limit...]))
+            pendingUsers.removeSubrange(limit...)
+        }
+        for (index, userID) in pendingUsers.enumerated() where repeats.hasPending(userID) {
             if let cached = cache[userID] {
                 // Nothing can change the record while this runs without suspending.
                 if locks.isHeld(userID) { busy.append(userID) } else { _ = materialized(cached) }
@@ -147,7 +184,8 @@ extension FileStateStore {
     /// log closes. The lock is released when the store is gone.
     public func close() async {
         do {
-            try await checkpoint(snapshot: true)
+            // Every repeat goes into its file: the next start then reads none.
+            try await checkpoint(snapshot: true, foldLimit: .max)
         } catch {
             notice(.checkpointFailed("at shutdown: \(error)"))
         }

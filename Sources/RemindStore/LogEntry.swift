@@ -11,18 +11,22 @@ import RemindCore
 /// - `{"op":"ack","id":"…","sink":"…"}`: a sink is done with an event.
 /// - `{"op":"dead","letter":{…}}`: a sink gave up on an event (see `DeadLetterRecord`).
 /// - `{"op":"replay","id":"…","sink":"…"}`: a dead letter went back to its sink's queue.
+/// - `{"op":"repeats","users":[{…}]}`: users' repeated reports not yet folded into their
+///   files, each as `LoggedRepeats` (idempotent to fold: a user's newest line is what counts).
 enum LogEntry {
     case put(UserRecord, events: [(event: OutboxEvent, sinks: [String])], outcomes: [EpisodeOutcome] = [])
     case delete(UserID, outcome: EpisodeOutcome? = nil)
     case ack(eventID: String, sink: String)
     case dead(DeadLetterRecord)
     case replay(eventID: String, sink: String)
+    case repeats([LoggedRepeats])
 
     var line: [UInt8] {
         if case .put(let record, let events, let outcomes) = self {
             return Self.putLine(recordJSON: record.jsonBytes, events: events, outcomes: outcomes)
         }
         var writer = JSONWriter(reservingCapacity: 256)
+        if case .repeats(let users) = self { writer = JSONWriter(reservingCapacity: 64 + 256 * users.count) }
         writer.beginObject()
         switch self {
         case .put:
@@ -46,6 +50,12 @@ enum LogEntry {
             writer.member("op", "replay")
             writer.member("id", eventID)
             writer.member("sink", sink)
+        case .repeats(let users):
+            writer.member("op", "repeats")
+            writer.key("users")
+            writer.beginArray()
+            for user in users { user.write(to: &writer) }
+            writer.endArray()
         }
         writer.endObject()
         return writer.bytes
@@ -126,6 +136,15 @@ enum LogEntry {
                 let letter = DeadLetterRecord(object: letterObject)
             else { return nil }
             self = .dead(letter)
+        case "repeats":
+            guard case .array(let values)? = object["users"] else { return nil }
+            var users: [LoggedRepeats] = []
+            users.reserveCapacity(values.count)
+            for value in values {
+                guard case .object(let user) = value, let decoded = try? LoggedRepeats(object: user) else { return nil }
+                users.append(decoded)
+            }
+            self = .repeats(users)
         default:
             return nil
         }

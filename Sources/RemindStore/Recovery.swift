@@ -23,6 +23,8 @@ enum Recovery {
         /// Closed episodes of the replayed log, in log order; some may be in the outcomes log
         /// already (appended by a checkpoint before the crash): `OutcomeLog` tells which.
         var outcomes: [EpisodeOutcome] = []
+        /// Each user's newest logged repeats with no change after them, until they are folded.
+        var repeats: [UserID: LoggedRepeats] = [:]
     }
 
     static func run(
@@ -95,6 +97,7 @@ enum Recovery {
             apply(entry, to: &recovered, files: files)
         }
         if report.cutBytes > 0 { notice(.cutTornLogTail(bytes: report.cutBytes)) }
+        try foldRepeats(into: &recovered, files: files, notice: notice)
         for (path, skipped) in report.damaged {
             notice(
                 .damagedFile(
@@ -114,12 +117,15 @@ enum Recovery {
             // a crash during the last one.
             recovered.schedules[record.userID] = record.schedule
             recovered.records[record.userID] = record
+            // A change's record carries every repeat before it.
+            recovered.repeats[record.userID] = nil
             for (event, sinks) in events { recovered.outbox.enqueue(event, sinks: sinks) }
             recovered.outcomes += outcomes
         case .delete(let userID, let outcome):
             if let outcome { recovered.outcomes.append(outcome) }
             recovered.schedules[userID] = nil
             recovered.records[userID] = nil
+            recovered.repeats[userID] = nil
             // The logged delete covers a crash before the unlink: unlink again.
             try? files.remove(userID)
         case .ack(let eventID, let sink):
@@ -130,7 +136,41 @@ enum Recovery {
             if let letter = recovered.deadLetters.take(eventID: eventID, sink: sink) {
                 recovered.outbox.requeue(letter.event, sink: sink)
             }
+        case .repeats(let users):
+            for user in users where recovered.schedules[user.userID] != nil {
+                recovered.repeats[user.userID] = user
+            }
         }
+    }
+
+    /// Folds the repeats the log holds into their users' records, reading the files of users
+    /// whose last change is not in the log. Only a start after a crash finds any: a clean stop
+    /// folds every repeat into the files first (`FileStateStore.close`). The records then count
+    /// as changed, so the first checkpoint writes them.
+    private static func foldRepeats(
+        into recovered: inout Recovered, files: UserFiles, notice: (StoreNotice) -> Void
+    ) throws(StoreError) {
+        for (userID, logged) in recovered.repeats {
+            var record: UserRecord
+            if let replayed = recovered.records[userID] {
+                record = replayed
+            } else {
+                switch try files.read(userID) {
+                case .record(let read):
+                    record = read
+                case .missing:
+                    continue
+                case .quarantined(let movedTo, let reason):
+                    notice(.quarantined(path: files.path(for: userID), movedTo: movedTo, reason: reason))
+                    recovered.schedules[userID] = nil
+                    continue
+                }
+            }
+            record.fold(logged)
+            recovered.records[userID] = record
+            recovered.schedules[userID] = record.schedule
+        }
+        recovered.repeats = [:]
     }
 
     /// The log's directory was `journal/` before it was `wal/` (easily confused with

@@ -32,11 +32,15 @@ struct RepeatBook {
         var reportCount: Int
         var lastReportAt: Date
         var pending = RepeatedReports()
+        /// Whether `pending` gained repeats since it was last logged.
+        var unlogged = false
     }
 
     private var rows: [UserID: Row] = [:]
     /// Users whose row gained pending repeats since the last fold (may repeat, may be stale).
     private var pendingUsers: [UserID] = []
+    /// Users whose row gained repeats since they were last logged (may be stale).
+    private var unloggedUsers: [UserID] = []
     /// Users the store owns right now.
     private var busy: Set<UserID> = []
 
@@ -50,6 +54,10 @@ struct RepeatBook {
             busy.isEmpty || !busy.contains(userID)
         else { return nil }
         if rows.values[index].pending.isEmpty { pendingUsers.append(userID) }
+        if !rows.values[index].unlogged {
+            rows.values[index].unlogged = true
+            unloggedUsers.append(userID)
+        }
         // In place: the row's arrays are not copied.
         return Self.note(report, receivedAt: receivedAt, in: &rows.values[index])
     }
@@ -84,6 +92,47 @@ struct RepeatBook {
         guard rows[userID] != nil else { return }
         if rows[userID]!.pending.isEmpty { pendingUsers.append(userID) }
         rows[userID]!.pending = pending
+        markUnlogged(CollectionOfOne(userID))
+    }
+
+    /// The pending repeats of users who gained some since they were last logged, now counted
+    /// as logged: what a checkpoint appends to the log (`LogEntry.repeats`).
+    mutating func takeUnlogged() -> [LoggedRepeats] {
+        defer { unloggedUsers = [] }
+        var taken: [LoggedRepeats] = []
+        taken.reserveCapacity(unloggedUsers.count)
+        for userID in unloggedUsers {
+            guard let index = rows.index(forKey: userID), rows.values[index].unlogged else { continue }
+            rows.values[index].unlogged = false
+            if let logged = Self.logged(rows.values[index], of: userID) { taken.append(logged) }
+        }
+        return taken
+    }
+
+    /// Every row's pending repeats, now counted as logged: what a snapshot logs again in the
+    /// segment it keeps, since the segments it deletes held them.
+    mutating func takeAllPending() -> [LoggedRepeats] {
+        unloggedUsers = []
+        var taken: [LoggedRepeats] = []
+        for index in rows.indices {
+            rows.values[index].unlogged = false
+            if let logged = Self.logged(rows.values[index], of: rows.keys[index]) { taken.append(logged) }
+        }
+        return taken
+    }
+
+    private static func logged(_ row: Row, of userID: UserID) -> LoggedRepeats? {
+        guard !row.pending.isEmpty else { return nil }
+        return LoggedRepeats(userID: userID, reportCount: row.reportCount, repeats: row.pending)
+    }
+
+    /// Marks users' pending repeats as not logged (an append that failed).
+    mutating func markUnlogged(_ userIDs: some Sequence<UserID>) {
+        for userID in userIDs {
+            guard let index = rows.index(forKey: userID), !rows.values[index].unlogged else { continue }
+            rows.values[index].unlogged = true
+            unloggedUsers.append(userID)
+        }
     }
 
     func hasPending(_ userID: UserID) -> Bool { rows[userID].map { !$0.pending.isEmpty } ?? false }
@@ -97,6 +146,11 @@ struct RepeatBook {
 
     mutating func keepPending(_ userIDs: some Sequence<UserID>) {
         pendingUsers += userIDs.lazy.filter { hasPending($0) }
+    }
+
+    /// Gives back users a fold did not reach, ahead of the rest: they have waited longest.
+    mutating func returnPending(_ userIDs: [UserID]) {
+        pendingUsers = userIDs.filter { hasPending($0) } + pendingUsers
     }
 
     /// Forgets a user's row: their record changed otherwise. Their pending repeats must have

@@ -74,6 +74,31 @@ public final class RepeatDesk: RepeatAnswering {
         shards.flatMap { shard in shard.book.withLock { $0.takePendingUsers() } }
     }
 
+    /// Users' pending repeats gained since they were last logged, from every shard; they now
+    /// count as logged.
+    func takeUnlogged() -> [LoggedRepeats] {
+        shards.flatMap { shard in shard.book.withLock { $0.takeUnlogged() } }
+    }
+
+    /// Every user's pending repeats; they all count as logged.
+    func takeAllPending() -> [LoggedRepeats] {
+        shards.flatMap { shard in shard.book.withLock { $0.takeAllPending() } }
+    }
+
+    /// Counts users' pending repeats as not logged again (the append failed).
+    func markUnlogged(_ userIDs: [UserID]) {
+        for userID in userIDs {
+            shard(userID).book.withLock { $0.markUnlogged(CollectionOfOne(userID)) }
+        }
+    }
+
+    /// Gives back users a fold did not reach, ahead of the others (oldest first).
+    func returnPending(_ userIDs: [UserID]) {
+        var byShard: [Int: [UserID]] = [:]
+        for userID in userIDs { byShard[userID.hashValue & (shards.count - 1), default: []].append(userID) }
+        for (index, users) in byShard { shards[index].book.withLock { $0.returnPending(users) } }
+    }
+
     /// Gives back users whose repeats were left pending.
     func keepPending(_ userIDs: [UserID]) {
         for userID in userIDs {

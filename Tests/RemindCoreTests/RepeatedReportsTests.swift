@@ -61,6 +61,56 @@ struct RepeatedReportsTests {
         #expect(folded.reportCount - pending.count == record(seed: seed).0.reportCount)
     }
 
+    /// Repeats as the log keeps them (`LoggedRepeats`, through its JSON) fold in once, however
+    /// often replay folds them and whatever part of them the user file already holds: the
+    /// counters, the newest observation, the `known` registers and the device fields come out as
+    /// folding the repeats themselves gives, and a second fold changes nothing.
+    @Test(arguments: propertySeeds(0x5EED_2017, count: 200))
+    func loggedRepeatsFoldOnceWhateverTheFileHolds(seed: UInt64) throws {
+        let (base, start) = record(seed: seed)
+        var receivedAt = start
+        let basis = try #require(RepeatBasis(base))
+        var rng = SplitMix64(seed: seed ^ 0x7777)
+        var all = RepeatedReports()
+        var prefix = RepeatedReports()
+        let split = rng.int(0...20)
+        for index in 0..<rng.int(1...40) {
+            let report = candidate(base, using: &rng)
+            guard basis.isRepeat(report) else { continue }
+            receivedAt = receivedAt.adding(milliseconds: rng.int64(0...5_000))
+            all.add(report, receivedAt: receivedAt)
+            if index < split { prefix.add(report, receivedAt: receivedAt) }
+        }
+        guard !all.isEmpty else { return }
+        let logged = LoggedRepeats(userID: userID, reportCount: base.reportCount + all.count, repeats: all)
+        var writer = JSONWriter()
+        logged.write(to: &writer)
+        guard case .object(let object) = try JSONParser.parse(writer.bytes) else {
+            Issue.record("not an object")
+            return
+        }
+        let decoded = try LoggedRepeats(object: object)
+        #expect(decoded.userID == userID && decoded.reportCount == logged.reportCount)
+        var expected = base
+        expected.fold(all)
+        var partly = base
+        partly.fold(prefix)
+        for file in [base, partly, expected] {
+            var replayed = file
+            replayed.fold(decoded)
+            #expect(replayed.reportCount == expected.reportCount)
+            #expect(replayed.lastReportAt == expected.lastReportAt)
+            #expect(replayed.observedAt == expected.observedAt)
+            #expect(replayed.knownNotifications == expected.knownNotifications)
+            #expect(replayed.knownTimeZone == expected.knownTimeZone)
+            #expect(replayed.knownMotion == expected.knownMotion)
+            #expect(replayed.platform == expected.platform && replayed.appVersion == expected.appVersion)
+            var twice = replayed
+            twice.fold(decoded)
+            #expect(twice == replayed)
+        }
+    }
+
     /// Whatever a report says, a basis calls it a repeat only when `apply` changes nothing that
     /// must be durable.
     @Test(arguments: propertySeeds(0x5EED_1017, count: 200))

@@ -63,11 +63,11 @@ struct RepeatPathTests {
     }
 
     /// What a crash may lose of a repeat: its `reportCount` and `lastReportAt` (with the run's
-    /// observation times) since the last checkpoint, nothing else. A checkpoint folds the
-    /// repeats into the user file, reading it if the record is not in memory; a change carries
-    /// the repeats before it into its log record. One exception, as before issue 17: while the
-    /// user's last change is still in the log (until a snapshot covers it, at most
-    /// `snapshotInterval`), the replay restores that change's record, counters included.
+    /// observation times) since the last checkpoint, nothing else. A checkpoint logs the
+    /// repeats and folds them into the user file, reading it if the record is not in memory; a
+    /// change carries the repeats before it into its log record. (Before the repeats were
+    /// logged, a crash while the user's last change was still in the log restored that
+    /// change's counters: replay put the older record over the folded file.)
     @Test(arguments: [10_000, 0], [true, false])
     func crashLosesOnlyTheRepeatCountersSinceTheLastCheckpoint(cachedRecords: Int, snapshot: Bool) async throws {
         let fixture = try StoreFixture()
@@ -101,11 +101,9 @@ struct RepeatPathTests {
         defer { try? FileManager.default.removeItem(atPath: crashed) }
         let recovered = try open(fixture, crashed, cachedRecords: cachedRecords)
         let foldedRecord = try #require(try await recovered.record(folded))
-        // Without a snapshot the log still holds the first change, and replay restores it.
-        let kept: TimeInterval = snapshot ? 30 : 0
-        #expect(foldedRecord.reportCount == (snapshot ? 4 : 1))
-        #expect(foldedRecord.lastReportAt == start.addingTimeInterval(kept))
-        #expect(foldedRecord.observedAt == start.addingTimeInterval(kept))
+        #expect(foldedRecord.reportCount == 4)
+        #expect(foldedRecord.lastReportAt == start.addingTimeInterval(30))
+        #expect(foldedRecord.observedAt == start.addingTimeInterval(30))
         #expect(foldedRecord.permissions?.location == .whileInUse && foldedRecord.openEpisode?.startedAt == start)
         let carriedRecord = try #require(try await recovered.record(carried))
         #expect(carriedRecord.reportCount == 5)
@@ -113,6 +111,55 @@ struct RepeatPathTests {
         #expect(carriedRecord.permissions?.location == .always && carriedRecord.openEpisode == nil)
         await recovered.close()
         await store.close()
+    }
+
+    /// Repeats a checkpoint logged but did not fold (more users were pending than it folds)
+    /// survive a crash, before and after a snapshot deleted the segment that first held them,
+    /// while the user file still says what it said; a clean stop folds them all into the files.
+    @Test(arguments: [10_000, 0])
+    func loggedRepeatsOutliveTheSegmentsAndReachTheFileAtAStop(cachedRecords: Int) async throws {
+        let fixture = try StoreFixture()
+        let store = try open(fixture, cachedRecords: cachedRecords)
+        let users = (0..<3).map { Fixtures.userID("logged-\($0)") }
+        func send(_ userID: UserID, at offset: TimeInterval) async throws -> Bool {
+            try await store.answerReport(
+                report(.whileInUse, at: offset), for: userID, receivedAt: start.addingTimeInterval(offset)
+            ).changed
+        }
+        func fileCount(_ directory: String, _ userID: UserID) throws -> Int {
+            let path = directory + store.userFilePath(userID).dropFirst(fixture.directory.count)
+            return try UserRecord(json: Array(try Data(contentsOf: URL(fileURLWithPath: path)))).reportCount
+        }
+        func expectRecovered(_ expected: [(count: Int, last: TimeInterval)]) async throws {
+            let crashed = try fixture.crashCopy()
+            defer { try? FileManager.default.removeItem(atPath: crashed) }
+            let recovered = try open(fixture, crashed, cachedRecords: cachedRecords)
+            for (userID, (count, last)) in zip(users, expected) {
+                let record = try #require(try await recovered.record(userID))
+                #expect(record.reportCount == count && record.lastReportAt == start.addingTimeInterval(last))
+            }
+            await recovered.close()
+        }
+        for userID in users { #expect(try await send(userID, at: 0)) }
+        try await store.checkpoint(snapshot: false)
+        let logged = try logBytes(fixture.directory)
+        for offset in [10.0, 20] {
+            for userID in users { #expect(try await !send(userID, at: offset)) }
+        }
+        try await store.checkpoint(snapshot: false, foldLimit: 0)
+        #expect(try logBytes(fixture.directory) > logged)
+        for userID in users { #expect(try fileCount(fixture.directory, userID) == 1) }
+        try await expectRecovered([(3, 20), (3, 20), (3, 20)])
+        // The snapshot deletes the segments holding the repeats, after logging them again.
+        try await store.checkpoint(snapshot: true, foldLimit: 1)
+        #expect(try await !send(users[0], at: 30))
+        try await store.checkpoint(snapshot: true, foldLimit: 0)
+        let counts = try users.map { try fileCount(fixture.directory, $0) }
+        #expect(counts.sorted() == [1, 1, 3])
+        try await expectRecovered([(4, 30), (3, 20), (3, 20)])
+        await store.close()
+        for userID in users.dropFirst() { #expect(try fileCount(fixture.directory, userID) == 3) }
+        #expect(try fileCount(fixture.directory, users[0]) == 4)
     }
 
     /// A new policy (a reload) stops repeats from being answered from memory until the user's

@@ -51,15 +51,15 @@ public struct RepeatBasis: Sendable {
 /// Repeated reports not yet folded into the user's record: the little that applying each of
 /// them would have changed, kept so that folding them in later gives the same record.
 public struct RepeatedReports: Sendable, Equatable {
-    public private(set) var count = 0
-    public private(set) var lastReceivedAt: Date?
+    public internal(set) var count = 0
+    public internal(set) var lastReceivedAt: Date?
     /// The newest observation times, as many as a run keeps.
-    fileprivate var observations: [Date] = []
-    fileprivate var notifications: UserRecord.Known<NotificationAuthorization>?
-    fileprivate var timeZone: UserRecord.Known<String>?
-    fileprivate var motion: UserRecord.Known<MotionAuthorization>?
-    fileprivate var platform: String?
-    fileprivate var appVersion: String?
+    var observations: [Date] = []
+    var notifications: UserRecord.Known<NotificationAuthorization>?
+    var timeZone: UserRecord.Known<String>?
+    var motion: UserRecord.Known<MotionAuthorization>?
+    var platform: String?
+    var appVersion: String?
 
     public init() {}
 

@@ -257,7 +257,7 @@ extension UserRecord {
             motion: try reader.enumeration("motion", MotionAuthorization.self) ?? .unknown)
     }
 
-    private static func optionalDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date? {
+    static func optionalDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date? {
         guard let text = try reader.string(key) else { return nil }
         guard let date = RFC3339.parse(text) else {
             throw ValidationError(field: reader.fieldPath(key), reason: "must be an RFC 3339 timestamp")
@@ -265,7 +265,7 @@ extension UserRecord {
         return date
     }
 
-    private static func requiredDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date {
+    static func requiredDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date {
         guard let date = try optionalDate(&reader, key) else {
             throw ValidationError(field: reader.fieldPath(key), reason: "is required")
         }

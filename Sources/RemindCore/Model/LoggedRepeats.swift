@@ -1,0 +1,107 @@
+import Foundation
+
+/// A user's repeated reports as the write-ahead log keeps them between a checkpoint and the
+/// fold into their file (issue 17): the absolute `reportCount` they bring the record to, and
+/// what `RepeatedReports` holds, except that of the run's observation times only the newest
+/// is kept (each repeat usually has its own, and sixteen per user made the log lines four
+/// times as long; the older ones matter only to where a late report splits the run).
+///
+/// Folding one in is idempotent (`UserRecord.fold(_:)` below): the count and `lastReportAt`
+/// take the larger value, observation times are a set, the `known` registers keep the newest
+/// observation, and `platform`/`appVersion` apply only when these repeats are not older than
+/// the record's last report. Replay can therefore fold the newest logged state of a user into
+/// their file without knowing whether a fold already wrote some or all of it there.
+public struct LoggedRepeats: Sendable, Equatable {
+    public var userID: UserID
+    /// The record's `reportCount` with these repeats in.
+    public var reportCount: Int
+    public var repeats: RepeatedReports
+
+    public init(userID: UserID, reportCount: Int, repeats: RepeatedReports) {
+        self.userID = userID
+        self.reportCount = reportCount
+        self.repeats = repeats
+    }
+
+    /// `{"userID":…,"reportCount":…,"lastReportAt":…,"count":…,"observedAt":…,"notifications":{…},…}`
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("userID", userID.rawValue)
+        writer.member("reportCount", reportCount)
+        if let last = repeats.lastReceivedAt { writer.member("lastReportAt", RFC3339.format(last)) }
+        writer.member("count", repeats.count)
+        if let newest = repeats.observations.last { writer.member("observedAt", RFC3339.format(newest)) }
+        Self.write(
+            known: "notifications", repeats.notifications.map { ($0.value.rawValue, $0.observedAt) }, to: &writer)
+        Self.write(known: "timeZone", repeats.timeZone.map { ($0.value, $0.observedAt) }, to: &writer)
+        Self.write(known: "motion", repeats.motion.map { ($0.value.rawValue, $0.observedAt) }, to: &writer)
+        if let platform = repeats.platform { writer.member("platform", platform) }
+        if let appVersion = repeats.appVersion { writer.member("appVersion", appVersion) }
+        writer.endObject()
+    }
+
+    private static func write(known name: String, _ register: (String, Date)?, to writer: inout JSONWriter) {
+        guard let (value, observedAt) = register else { return }
+        writer.key(name)
+        writer.beginObject()
+        writer.member("value", value)
+        writer.member("observedAt", RFC3339.format(observedAt))
+        writer.endObject()
+    }
+
+    /// Decodes what `write` wrote; any deviation is an error naming the member.
+    public init(object: JSONObject) throws(ValidationError) {
+        var reader = JSONObjectReader(object)
+        guard let rawID = try reader.string("userID") else {
+            throw ValidationError(field: "userID", reason: "is required")
+        }
+        userID = try UserID(rawID)
+        reportCount = Int(try reader.integer("reportCount", in: 0...Int64.max) ?? 0)
+        var repeats = RepeatedReports()
+        repeats.count = Int(try reader.integer("count", in: 1...Int64.max) ?? 1)
+        repeats.lastReceivedAt = try UserRecord.requiredDate(&reader, "lastReportAt")
+        if let newest = try UserRecord.optionalDate(&reader, "observedAt") { repeats.observations = [newest] }
+        repeats.notifications = try Self.readKnown(&reader, "notifications") { register throws(ValidationError) in
+            try register.enumeration("value", NotificationAuthorization.self)
+        }
+        repeats.timeZone = try Self.readKnown(&reader, "timeZone") { register throws(ValidationError) in
+            try register.string("value")
+        }
+        repeats.motion = try Self.readKnown(&reader, "motion") { register throws(ValidationError) in
+            try register.enumeration("value", MotionAuthorization.self)
+        }
+        repeats.platform = try reader.string("platform")
+        repeats.appVersion = try reader.string("appVersion")
+        self.repeats = repeats
+    }
+
+    private static func readKnown<Value>(
+        _ reader: inout JSONObjectReader, _ key: String,
+        value: (inout JSONObjectReader) throws(ValidationError) -> Value?
+    ) throws(ValidationError) -> UserRecord.Known<Value>? {
+        guard let object = try reader.object(key) else { return nil }
+        var register = JSONObjectReader(object, path: key)
+        guard let read = try value(&register) else {
+            throw ValidationError(field: "\(key).value", reason: "is required")
+        }
+        return .init(value: read, observedAt: try UserRecord.requiredDate(&register, "observedAt"))
+    }
+}
+
+extension UserRecord {
+    /// Folds logged repeats in, idempotently (see `LoggedRepeats`): the record that folding
+    /// them once gives, whether or not it holds some or all of them already.
+    public mutating func fold(_ logged: LoggedRepeats) {
+        let repeats = logged.repeats
+        guard let lastReceivedAt = repeats.lastReceivedAt else { return }
+        // A record that saw a later report keeps that report's device fields.
+        let current = lastReceivedAt >= lastReportAt
+        var once = repeats
+        once.count = max(0, logged.reportCount - reportCount)
+        if !current {
+            once.platform = nil
+            once.appVersion = nil
+        }
+        fold(once)
+    }
+}
