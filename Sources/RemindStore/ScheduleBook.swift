@@ -39,7 +39,7 @@ struct ScheduleBook {
 
     /// The earliest wake-up of any user.
     var nextWake: Date? {
-        mutating get { wakes.next?.wake }
+        mutating get { wakes.next(in: table)?.wake }
     }
 
     /// Stores a user's schedule and wake-up; true when that made the earliest wake-up earlier.
@@ -54,8 +54,8 @@ struct ScheduleBook {
                 conditions: schedule.conditions), sign: 1)
         noteReminder(of: schedule.userID, dueAt: reminder)
         let wake = policy.nextWakeAt(schedule, reminderWakeAt: reminder)
-        let earliest = wakes.next?.wake
-        wakes.set(schedule.userID, wake: wake)
+        let earliest = nextWake
+        setWake(schedule.userID, wake)
         guard let wake else { return false }
         return earliest == nil || wake < earliest!
     }
@@ -74,30 +74,38 @@ struct ScheduleBook {
     }
 
     mutating func remove(_ userID: UserID) {
+        // The row goes with its wake-up: the heap's entries for it are stale from here.
         count(table.remove(userID), sign: -1)
-        wakes.set(userID, wake: nil)
         noteReminder(of: userID, dueAt: nil)
     }
 
     /// Removes and returns up to `limit` users whose wake-up is at or before `now`; each gets a
     /// wake-up again when its schedule is set (or `wake(_:at:)` is called).
     mutating func popDue(now: Date, limit: Int) -> [UserID] {
-        wakes.popDue(now: now, limit: limit)
+        wakes.popDue(now: now, limit: limit, in: &table)
     }
 
     /// Sets a user's wake-up directly: a user left for the next pass, or a stale wake-up.
     mutating func wake(_ userID: UserID, at date: Date?) {
-        wakes.set(userID, wake: date)
+        setWake(userID, date)
+    }
+
+    /// Stores a known user's wake-up in their row and, when there is one, in the heap.
+    private mutating func setWake(_ userID: UserID, _ wake: Date?) {
+        guard table.wake(of: userID) != wake, table.setWake(wake, of: userID), let wake else { return }
+        wakes.push(userID, wake: wake)
+        // Keep stale entries from piling up when wake-ups move often.
+        if wakes.entries > 2 * table.count + 1024 { wakes.rebuild(from: table) }
     }
 
     /// A user whose wake-up turned out to have nothing due (`fire` changed nothing): scheduled
     /// afresh, and never at or before `now`, so a pass cannot spin on it.
     mutating func wakeAfterStaleFire(_ schedule: UserSchedule, now: Date) {
         let wake = policy.nextWakeAt(schedule, daemonStartedAt: daemonStartedAt)
-        wakes.set(schedule.userID, wake: wake.map { $0 <= now ? now.addingTimeInterval(1) : $0 })
+        setWake(schedule.userID, wake.map { $0 <= now ? now.addingTimeInterval(1) : $0 })
     }
 
-    func hasWake(_ userID: UserID) -> Bool { wakes.wakes[userID] != nil }
+    func hasWake(_ userID: UserID) -> Bool { table.wake(of: userID) != nil }
 
     /// A new configuration: every due time and count is recomputed.
     mutating func setPolicy(_ policy: ReminderPolicy) {
@@ -107,7 +115,7 @@ struct ScheduleBook {
 
     /// The earliest reminder due time of any user.
     mutating func nextReminderAt() -> Date? {
-        if policy.configuration.heartbeatIntervalSeconds == nil { return wakes.next?.wake }
+        if policy.configuration.heartbeatIntervalSeconds == nil { return nextWake }
         if case .unknown = earliestReminder {
             var earliest: (UserID, Date)?
             table.forEach { schedule in
@@ -174,8 +182,6 @@ struct ScheduleBook {
     private mutating func rebuild() {
         let policy = policy
         let started = daemonStartedAt
-        var wakes = ScheduleIndex()
-        wakes.reserveCapacity(table.count)
         var open = 0
         var pending = 0
         var byConditions = ConditionCounts()
@@ -184,10 +190,9 @@ struct ScheduleBook {
             byConditions[schedule.conditions] += 1
             if schedule.episodeStartedAt != nil { open += 1 }
             if reminder != nil { pending += 1 }
-            wakes.set(schedule.userID, wake: policy.nextWakeAt(schedule, reminderWakeAt: reminder))
-            return reminder != nil
+            return (reminder != nil, policy.nextWakeAt(schedule, reminderWakeAt: reminder))
         }
-        self.wakes = wakes
+        wakes.rebuild(from: table)
         openEpisodes = open
         pendingReminders = pending
         usersByConditions = byConditions

@@ -2,11 +2,13 @@ import Foundation
 import HeapModule
 import RemindCore
 
-/// Every user's next wake-up, soonest first.
+/// Every user's next wake-up, soonest first: a min-heap over the wake-ups `ScheduleTable`
+/// keeps in its rows.
 ///
-/// A min-heap with lazy deletion: a user's wake-up changes by pushing a new entry and
-/// recording it in `wakes`; stale entries are skipped when they reach the top. That keeps an
-/// update O(log n) without a decrease-key heap.
+/// Deletion is lazy: a user's wake-up changes by pushing a new entry and storing the wake-up in
+/// the table; an entry the table no longer confirms is skipped when it reaches the top. That
+/// keeps an update O(log n) without a decrease-key heap, and the table is the one place that
+/// says what a user's wake-up is.
 struct ScheduleIndex {
     struct Entry: Comparable {
         var wake: Date
@@ -18,49 +20,37 @@ struct ScheduleIndex {
     }
 
     private var heap = Heap<Entry>()
-    private(set) var wakes: [UserID: Date] = [:]
 
-    var count: Int { wakes.count }
+    /// Entries, stale ones included.
+    var entries: Int { heap.count }
 
-    mutating func set(_ userID: UserID, wake: Date?) {
-        guard wakes[userID] != wake else { return }
-        wakes[userID] = wake
-        if let wake { heap.insert(Entry(wake: wake, userID: userID)) }
-        // Keep stale entries from piling up when wake-ups move often.
-        if heap.count > 2 * wakes.count + 1024 { rebuild() }
+    mutating func push(_ userID: UserID, wake: Date) {
+        heap.insert(Entry(wake: wake, userID: userID))
     }
 
-    var next: Entry? {
-        mutating get {
-            while let top = heap.min {
-                if wakes[top.userID] == top.wake { return top }
-                heap.removeMin()
-            }
-            return nil
-        }
-    }
-
-    /// Removes and returns up to `limit` users whose wake-up is at or before `now`.
-    mutating func popDue(now: Date, limit: Int) -> [UserID] {
-        var due: [UserID] = []
-        while due.count < limit, let top = next, top.wake <= now {
+    /// The soonest entry `table` confirms; stale ones on the way are dropped.
+    mutating func next(in table: ScheduleTable) -> Entry? {
+        while let top = heap.min {
+            if table.wake(of: top.userID) == top.wake { return top }
             heap.removeMin()
-            wakes[top.userID] = nil
+        }
+        return nil
+    }
+
+    /// Removes and returns up to `limit` users whose wake-up is at or before `now`, clearing
+    /// their wake-ups in `table`.
+    mutating func popDue(now: Date, limit: Int, in table: inout ScheduleTable) -> [UserID] {
+        var due: [UserID] = []
+        while due.count < limit, let top = next(in: table), top.wake <= now {
+            heap.removeMin()
+            table.setWake(nil, of: top.userID)
             due.append(top.userID)
         }
         return due
     }
 
-    mutating func reserveCapacity(_ capacity: Int) {
-        wakes.reserveCapacity(capacity)
-    }
-
-    mutating func rebuild() {
-        heap = Heap(wakes.map { Entry(wake: $0.value, userID: $0.key) })
-    }
-
-    mutating func removeAll() {
-        heap = Heap()
-        wakes = [:]
+    /// The heap of the table's wake-ups, built at once (O(n)), without stale entries.
+    mutating func rebuild(from table: ScheduleTable) {
+        heap = Heap(table.wakes().map { Entry(wake: $0.wake, userID: $0.userID) })
     }
 }

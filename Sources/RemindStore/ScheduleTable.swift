@@ -7,7 +7,7 @@ import RemindCore
 /// A `[UserID: UserSchedule]` costs about 260 B per user at a million: the dictionary keeps
 /// 1.5–2 buckets per entry and each bucket holds the 16-byte key beside a 120-byte value with
 /// its optionals' padding. Here the dictionary maps an ID to a 4-byte row number, and the rows
-/// are 58-byte `Row`s (64 with alignment) in one array: dates as their exact `Double` (NaN for none), the time
+/// are 66-byte `Row`s (72 with alignment, the next wake-up included) in one array: dates as their exact `Double` (NaN for none), the time
 /// zone as a number in a table of the zones seen, the small fields in bytes. A schedule read
 /// back is equal to the one stored.
 struct ScheduleTable {
@@ -17,6 +17,9 @@ struct ScheduleTable {
         var lastDeliveredAt: Double
         var lastReportAt: Double
         var lastHeartbeatAt: Double
+        /// The user's next wake-up (NaN for none): kept here rather than in a dictionary of
+        /// its own beside the heap (`ScheduleIndex`), which cost 50 B per user at a million.
+        var wake: Double = .nan
         var deliveredCount: Int32
         /// 0: none; else 1 + the index in `zones`.
         var zone: UInt16
@@ -65,8 +68,9 @@ struct ScheduleTable {
                 }
                 return
             }
-            let packed = pack(newValue)
+            var packed = pack(newValue)
             if let row = rowOf[userID] {
+                packed.wake = rows[Int(row)].wake
                 rows[Int(row)] = packed
             } else {
                 insert(packed, for: userID)
@@ -112,8 +116,32 @@ struct ScheduleTable {
             return nil
         }
         let previous = Self.counted(rows[Int(row)])
+        packed.wake = rows[Int(row)].wake
         rows[Int(row)] = packed
         return previous
+    }
+
+    /// A user's next wake-up; nil for none (or an unknown user).
+    func wake(of userID: UserID) -> Date? {
+        rowOf[userID].flatMap { Self.date(rows[Int($0)].wake) }
+    }
+
+    /// Sets a known user's next wake-up; false for an unknown user.
+    @discardableResult
+    mutating func setWake(_ wake: Date?, of userID: UserID) -> Bool {
+        guard let row = rowOf[userID] else { return false }
+        rows[Int(row)].wake = Self.bits(wake)
+        return true
+    }
+
+    /// Every user's next wake-up, for a heap built at once.
+    func wakes() -> [(userID: UserID, wake: Date)] {
+        var wakes: [(userID: UserID, wake: Date)] = []
+        wakes.reserveCapacity(count)
+        for row in rowOf.values where !rows[Int(row)].wake.isNaN {
+            wakes.append((rows[Int(row)].userID, Date(timeIntervalSinceReferenceDate: rows[Int(row)].wake)))
+        }
+        return wakes
     }
 
     /// Moves a user's `lastReportAt` (a repeated report), nothing else.
@@ -129,12 +157,14 @@ struct ScheduleTable {
         return previous
     }
 
-    /// Marks every row anew as counting a pending reminder or not (a new policy).
-    mutating func markPending(_ isPending: (UserSchedule) -> Bool) {
+    /// Marks every row anew as counting a pending reminder or not, with its wake-up (a new
+    /// policy).
+    mutating func markPending(_ assess: (UserSchedule) -> (pending: Bool, wake: Date?)) {
         for row in rowOf.values {
             let index = Int(row)
-            let pending = isPending(schedule(rows[index]))
+            let (pending, wake) = assess(schedule(rows[index]))
             rows[index].flags = (rows[index].flags & ~Self.pendingFlag) | (pending ? Self.pendingFlag : 0)
+            rows[index].wake = Self.bits(wake)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RemindCore
+import RemindTesting
 import Testing
 
 @testable import RemindStore
@@ -37,5 +38,47 @@ struct ScheduleTableTests {
         #expect(table[a.userID] == changed)
         #expect(table[c.userID] == c)
         #expect(Set(table.values.map(\.userID)) == [a.userID, c.userID])
+    }
+
+    /// The wake-ups kept in the table's rows and the heap over them give, after any mix of
+    /// sets, direct wake-ups, removals (whose rows are reused) and passes, exactly what a
+    /// plain dictionary of wake-ups gives: the soonest wake-up, and the due users in order.
+    @Test(arguments: 0..<20)
+    func wakeUpsFollowAModel(seed: UInt64) throws {
+        var rng = SplitMix64(seed: 0x5CED_0000 + seed)
+        var book = ScheduleBook(table: ScheduleTable(), policy: ReminderPolicy(), daemonStartedAt: .distantPast)
+        var model: [UserID: Date] = [:]
+        let users = try (0..<64).map { try UserID("w\($0)") }
+        let base = Date(timeIntervalSince1970: 1_795_000_000)
+        var now = base
+        for _ in 0..<2_000 {
+            let userID = users[rng.int(0...63)]
+            switch rng.int(0...9) {
+            case 0...2:
+                let schedule = try schedule(userID.rawValue, zone: nil, started: nil, errors: [])
+                // No episode and no heartbeats: the policy gives no wake-up.
+                book.set(schedule)
+                model[userID] = nil
+            case 3...5 where book[userID] != nil:
+                let wake = rng.chance(0.2) ? nil : base.addingTimeInterval(Double(rng.int(0...600)))
+                book.wake(userID, at: wake)
+                model[userID] = wake
+            case 6:
+                book.remove(userID)
+                model[userID] = nil
+            case 7...8:
+                now = now.addingTimeInterval(Double(rng.int(0...60)))
+                let limit = rng.int(1...8)
+                let expected = model.filter { $0.value <= now }
+                    .sorted { $0.value < $1.value || ($0.value == $1.value && $0.key < $1.key) }
+                    .prefix(limit).map(\.key)
+                #expect(book.popDue(now: now, limit: limit) == expected)
+                for userID in expected { model[userID] = nil }
+            default:
+                break
+            }
+            #expect(book.nextWake == model.values.min())
+            #expect(book.hasWake(userID) == (model[userID] != nil))
+        }
     }
 }
