@@ -88,8 +88,9 @@ struct Snapshot {
         return (scheduleBytes, bytes)
     }
 
-    /// Decodes either file; throws what is wrong with a damaged one.
-    init(bytes: [UInt8]) throws(SnapshotDamage) {
+    /// Decodes either file; throws what is wrong with a damaged one. From `parallelFrom` lines
+    /// on, two threads parse half each.
+    init(bytes: [UInt8], parallelFrom: Int = 100_000) throws(SnapshotDamage) {
         var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
         guard let first = lines.first, let last = lines.last else { throw SnapshotDamage("the file is empty") }
@@ -116,6 +117,53 @@ struct Snapshot {
             throw SnapshotDamage("the END line counts \(count) lines, the file has \(lines.count - 2)")
         }
 
+        // A million user lines take most of start-up to parse (`make bench` W4).
+        let body = lines.dropFirst().dropLast()
+        let parts = body.count < parallelFrom ? 1 : 2
+        let results = Self.concurrently(parts) { part in
+            let size = (body.count + parts - 1) / parts
+            let from = body.startIndex + part * size
+            return Result { () throws(SnapshotDamage) in
+                try Self.parse(body[from..<min(from + size, body.endIndex)], version: version)
+            }
+        }
+        var all = try results[0].get()
+        for result in results.dropFirst() {
+            let part = try result.get()
+            all.schedules += part.schedules
+            all.events += part.events
+            all.deadLetters += part.deadLetters
+            all.schedulesOutdated = all.schedulesOutdated || part.schedulesOutdated
+        }
+        self.segment = segment
+        self.schedules = all.schedules
+        self.events = all.events
+        self.deadLetters = all.deadLetters
+        self.schedulesOutdated = all.schedulesOutdated
+    }
+
+    init(
+        segment: UInt64, schedules: [UserSchedule], events: [(event: OutboxEvent, sinks: [String])],
+        deadLetters: [DeadLetterRecord] = []
+    ) {
+        self.segment = segment
+        self.schedules = schedules
+        self.events = events
+        self.deadLetters = deadLetters
+    }
+}
+
+extension Snapshot {
+    /// What a run of lines holds.
+    private struct Part: Sendable {
+        var schedules: [UserSchedule] = []
+        var events: [(OutboxEvent, [String])] = []
+        var deadLetters: [DeadLetterRecord] = []
+        var schedulesOutdated = false
+    }
+
+    /// Parses the lines between the header and the END line (or a run of them).
+    private static func parse(_ lines: ArraySlice<ArraySlice<UInt8>>, version: String) throws(SnapshotDamage) -> Part {
         func millis(_ field: ArraySlice<UInt8>) -> Date?? {
             if field.count == 1 && field.first == UInt8(ascii: "-") { return .some(nil) }
             var value: Int64 = 0
@@ -130,17 +178,15 @@ struct Snapshot {
             }
             return .some(Date(timeIntervalSince1970: Double(negative ? -value : value) / 1000))
         }
-        var schedules: [UserSchedule] = []
-        schedules.reserveCapacity(count)
-        var events: [(OutboxEvent, [String])] = []
-        var deadLetters: [DeadLetterRecord] = []
-        var schedulesOutdated = false
-        for sealed in lines.dropFirst().dropLast() {
+        var part = Part()
+        // The first part's array takes the others' lines too.
+        part.schedules.reserveCapacity(lines.startIndex <= 1 ? lines.count * 2 : lines.count)
+        for sealed in lines {
             guard let line = version == "1" || sealed.first == UInt8(ascii: "U") ? sealed : Checksum.verified(sealed)
             else { throw SnapshotDamage("an event line fails its checksum") }
             let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
             if fields.first?.elementsEqual("U".utf8) == true && version != "4" {
-                schedulesOutdated = true
+                part.schedulesOutdated = true
             } else if fields.first?.elementsEqual("U".utf8) == true {
                 guard fields.count == 14, let userID = try? UserID(String(decoding: fields[1], as: UTF8.self)),
                     let start = millis(fields[5]), let count = Int(String(decoding: fields[6], as: UTF8.self)),
@@ -152,7 +198,7 @@ struct Snapshot {
                 let zone = String(decoding: fields[4], as: UTF8.self)
                 let group = String(decoding: fields[12], as: UTF8.self)
                 let reason = PermissionErrorType(rawValue: String(decoding: fields[13], as: UTF8.self))
-                schedules.append(
+                part.schedules.append(
                     UserSchedule(
                         userID: userID,
                         errors: PermissionErrorSet(rawValue: errors),
@@ -164,28 +210,46 @@ struct Snapshot {
                         lastHeartbeatAt: heartbeat, episodeGroup: group == "-" ? nil : group, episodeReason: reason))
             } else {
                 switch Self.outboxLine(fields) {
-                case .event(let event, let sinks): events.append((event, sinks))
-                case .deadLetter(let letter): deadLetters.append(letter)
+                case .event(let event, let sinks): part.events.append((event, sinks))
+                case .deadLetter(let letter): part.deadLetters.append(letter)
                 case nil: throw SnapshotDamage("a line is malformed")
                 }
             }
         }
-        self.segment = segment
-        self.schedules = schedules
-        self.events = events
-        self.deadLetters = deadLetters
-        self.schedulesOutdated = schedulesOutdated
+        return part
     }
 
-    init(
-        segment: UInt64, schedules: [UserSchedule], events: [(event: OutboxEvent, sinks: [String])],
-        deadLetters: [DeadLetterRecord] = []
-    ) {
-        self.segment = segment
-        self.schedules = schedules
-        self.events = events
-        self.deadLetters = deadLetters
+    /// Runs `body` for each of `count` parts, on threads of their own beyond the first, and
+    /// returns the results in order. (Start-up is synchronous, before any task runs.)
+    private static func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
+        guard count > 1 else { return [body(0)] }
+        let slots = ResultSlots<T>(count)
+        for part in 1..<count {
+            Thread {
+                let value = body(part)
+                slots.done.lock()
+                slots.values[part] = value
+                slots.finished += 1
+                slots.done.signal()
+                slots.done.unlock()
+            }.start()
+        }
+        let first = body(0)
+        slots.done.lock()
+        while slots.finished < count - 1 { slots.done.wait() }
+        slots.values[0] = first
+        slots.done.unlock()
+        return slots.values.map { $0! }
     }
+}
+
+/// The results of `Snapshot.concurrently`'s threads: written and read under `done` only.
+private final class ResultSlots<T>: @unchecked Sendable {
+    var values: [T?]
+    let done = NSCondition()
+    var finished = 0
+
+    init(_ count: Int) { values = Array(repeating: nil, count: count) }
 }
 
 /// Why a snapshot file could not be read.
