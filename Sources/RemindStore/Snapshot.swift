@@ -120,11 +120,22 @@ struct Snapshot {
         // A million user lines take most of start-up to parse (`make bench` W4).
         let body = lines.dropFirst().dropLast()
         let parts = body.count < parallelFrom ? 1 : 2
-        let results = Self.concurrently(parts) { part in
-            let size = (body.count + parts - 1) / parts
+        let size = (body.count + parts - 1) / parts
+        let ranges = (0..<parts).map { part in
             let from = body.startIndex + part * size
-            return Result { () throws(SnapshotDamage) in
-                try Self.parse(body[from..<min(from + size, body.endIndex)], version: version)
+            let to = min(from + size, body.endIndex)
+            return from < to ? body[from].startIndex..<body[to - 1].endIndex : 0..<0
+        }
+        let results = Self.concurrently(parts) { part in
+            Result { () throws(SnapshotDamage) in
+                guard parts > 1 else { return try Self.parse(body, version: version, reserve: body.count) }
+                // A copy of its own: slices of one shared array, retained and released by both
+                // threads at once, made two threads slower than one (every retain contends
+                // for the array's reference count).
+                let own = Array(bytes[ranges[part]])
+                let lines = own.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                // The first part's array takes the others' lines too.
+                return try Self.parse(lines[...], version: version, reserve: part == 0 ? body.count : lines.count)
             }
         }
         var all = try results[0].get()
@@ -163,7 +174,9 @@ extension Snapshot {
     }
 
     /// Parses the lines between the header and the END line (or a run of them).
-    private static func parse(_ lines: ArraySlice<ArraySlice<UInt8>>, version: String) throws(SnapshotDamage) -> Part {
+    private static func parse(
+        _ lines: ArraySlice<ArraySlice<UInt8>>, version: String, reserve: Int
+    ) throws(SnapshotDamage) -> Part {
         func millis(_ field: ArraySlice<UInt8>) -> Date?? {
             if field.count == 1 && field.first == UInt8(ascii: "-") { return .some(nil) }
             var value: Int64 = 0
@@ -179,8 +192,7 @@ extension Snapshot {
             return .some(Date(timeIntervalSince1970: Double(negative ? -value : value) / 1000))
         }
         var part = Part()
-        // The first part's array takes the others' lines too.
-        part.schedules.reserveCapacity(lines.startIndex <= 1 ? lines.count * 2 : lines.count)
+        part.schedules.reserveCapacity(reserve)
         for sealed in lines {
             guard let line = version == "1" || sealed.first == UInt8(ascii: "U") ? sealed : Checksum.verified(sealed)
             else { throw SnapshotDamage("an event line fails its checksum") }
