@@ -88,9 +88,8 @@ struct Snapshot {
         return (scheduleBytes, bytes)
     }
 
-    /// Decodes either file; throws what is wrong with a damaged one. From `parallelFrom` lines
-    /// on, two threads parse half each.
-    init(bytes: [UInt8], parallelFrom: Int = 100_000) throws(SnapshotDamage) {
+    /// Decodes either file; throws what is wrong with a damaged one.
+    init(bytes: [UInt8]) throws(SnapshotDamage) {
         var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
         guard let first = lines.first, let last = lines.last else { throw SnapshotDamage("the file is empty") }
@@ -117,66 +116,6 @@ struct Snapshot {
             throw SnapshotDamage("the END line counts \(count) lines, the file has \(lines.count - 2)")
         }
 
-        // A million user lines take most of start-up to parse (`make bench` W4).
-        let body = lines.dropFirst().dropLast()
-        let parts = body.count < parallelFrom ? 1 : 2
-        let size = (body.count + parts - 1) / parts
-        let ranges = (0..<parts).map { part in
-            let from = body.startIndex + part * size
-            let to = min(from + size, body.endIndex)
-            return from < to ? body[from].startIndex..<body[to - 1].endIndex : 0..<0
-        }
-        let results = Self.concurrently(parts) { part in
-            Result { () throws(SnapshotDamage) in
-                guard parts > 1 else { return try Self.parse(body, version: version, reserve: body.count) }
-                // A copy of its own: slices of one shared array, retained and released by both
-                // threads at once, made two threads slower than one (every retain contends
-                // for the array's reference count).
-                let own = Array(bytes[ranges[part]])
-                let lines = own.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-                // The first part's array takes the others' lines too.
-                return try Self.parse(lines[...], version: version, reserve: part == 0 ? body.count : lines.count)
-            }
-        }
-        var all = try results[0].get()
-        for result in results.dropFirst() {
-            let part = try result.get()
-            all.schedules += part.schedules
-            all.events += part.events
-            all.deadLetters += part.deadLetters
-            all.schedulesOutdated = all.schedulesOutdated || part.schedulesOutdated
-        }
-        self.segment = segment
-        self.schedules = all.schedules
-        self.events = all.events
-        self.deadLetters = all.deadLetters
-        self.schedulesOutdated = all.schedulesOutdated
-    }
-
-    init(
-        segment: UInt64, schedules: [UserSchedule], events: [(event: OutboxEvent, sinks: [String])],
-        deadLetters: [DeadLetterRecord] = []
-    ) {
-        self.segment = segment
-        self.schedules = schedules
-        self.events = events
-        self.deadLetters = deadLetters
-    }
-}
-
-extension Snapshot {
-    /// What a run of lines holds.
-    private struct Part: Sendable {
-        var schedules: [UserSchedule] = []
-        var events: [(OutboxEvent, [String])] = []
-        var deadLetters: [DeadLetterRecord] = []
-        var schedulesOutdated = false
-    }
-
-    /// Parses the lines between the header and the END line (or a run of them).
-    private static func parse(
-        _ lines: ArraySlice<ArraySlice<UInt8>>, version: String, reserve: Int
-    ) throws(SnapshotDamage) -> Part {
         func millis(_ field: ArraySlice<UInt8>) -> Date?? {
             if field.count == 1 && field.first == UInt8(ascii: "-") { return .some(nil) }
             var value: Int64 = 0
@@ -191,14 +130,17 @@ extension Snapshot {
             }
             return .some(Date(timeIntervalSince1970: Double(negative ? -value : value) / 1000))
         }
-        var part = Part()
-        part.schedules.reserveCapacity(reserve)
-        for sealed in lines {
+        var schedules: [UserSchedule] = []
+        schedules.reserveCapacity(count)
+        var events: [(OutboxEvent, [String])] = []
+        var deadLetters: [DeadLetterRecord] = []
+        var schedulesOutdated = false
+        for sealed in lines.dropFirst().dropLast() {
             guard let line = version == "1" || sealed.first == UInt8(ascii: "U") ? sealed : Checksum.verified(sealed)
             else { throw SnapshotDamage("an event line fails its checksum") }
             let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
             if fields.first?.elementsEqual("U".utf8) == true && version != "4" {
-                part.schedulesOutdated = true
+                schedulesOutdated = true
             } else if fields.first?.elementsEqual("U".utf8) == true {
                 guard fields.count == 14, let userID = try? UserID(String(decoding: fields[1], as: UTF8.self)),
                     let start = millis(fields[5]), let count = Int(String(decoding: fields[6], as: UTF8.self)),
@@ -210,7 +152,7 @@ extension Snapshot {
                 let zone = String(decoding: fields[4], as: UTF8.self)
                 let group = String(decoding: fields[12], as: UTF8.self)
                 let reason = PermissionErrorType(rawValue: String(decoding: fields[13], as: UTF8.self))
-                part.schedules.append(
+                schedules.append(
                     UserSchedule(
                         userID: userID,
                         errors: PermissionErrorSet(rawValue: errors),
@@ -222,46 +164,28 @@ extension Snapshot {
                         lastHeartbeatAt: heartbeat, episodeGroup: group == "-" ? nil : group, episodeReason: reason))
             } else {
                 switch Self.outboxLine(fields) {
-                case .event(let event, let sinks): part.events.append((event, sinks))
-                case .deadLetter(let letter): part.deadLetters.append(letter)
+                case .event(let event, let sinks): events.append((event, sinks))
+                case .deadLetter(let letter): deadLetters.append(letter)
                 case nil: throw SnapshotDamage("a line is malformed")
                 }
             }
         }
-        return part
+        self.segment = segment
+        self.schedules = schedules
+        self.events = events
+        self.deadLetters = deadLetters
+        self.schedulesOutdated = schedulesOutdated
     }
 
-    /// Runs `body` for each of `count` parts, on threads of their own beyond the first, and
-    /// returns the results in order. (Start-up is synchronous, before any task runs.)
-    private static func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
-        guard count > 1 else { return [body(0)] }
-        let slots = ResultSlots<T>(count)
-        for part in 1..<count {
-            Thread {
-                let value = body(part)
-                slots.done.lock()
-                slots.values[part] = value
-                slots.finished += 1
-                slots.done.signal()
-                slots.done.unlock()
-            }.start()
-        }
-        let first = body(0)
-        slots.done.lock()
-        while slots.finished < count - 1 { slots.done.wait() }
-        slots.values[0] = first
-        slots.done.unlock()
-        return slots.values.map { $0! }
+    init(
+        segment: UInt64, schedules: [UserSchedule], events: [(event: OutboxEvent, sinks: [String])],
+        deadLetters: [DeadLetterRecord] = []
+    ) {
+        self.segment = segment
+        self.schedules = schedules
+        self.events = events
+        self.deadLetters = deadLetters
     }
-}
-
-/// The results of `Snapshot.concurrently`'s threads: written and read under `done` only.
-private final class ResultSlots<T>: @unchecked Sendable {
-    var values: [T?]
-    let done = NSCondition()
-    var finished = 0
-
-    init(_ count: Int) { values = Array(repeating: nil, count: count) }
 }
 
 /// Why a snapshot file could not be read.

@@ -81,26 +81,4 @@ struct ScheduleTableTests {
             #expect(book.hasWake(userID) == (model[userID] != nil))
         }
     }
-
-    /// A snapshot parsed by two threads gives the schedules, in their order, that one thread
-    /// gives.
-    @Test func snapshotParsedInTwoPartsEqualsOnePart() throws {
-        let started = Date(timeIntervalSince1970: 1_794_736_800.5)
-        let zones = ["Europe/Berlin", "America/New_York", "Asia/Tokyo"]
-        var schedules: [UserSchedule] = []
-        for index in 0..<1_001 {
-            var schedule = try schedule(
-                "s\(index)", zone: index % 4 == 0 ? nil : zones[index % 3],
-                started: index % 5 == 0 ? nil : started.addingTimeInterval(Double(index)),
-                errors: index % 2 == 0 ? [.locationNotAuthorizedAlways] : [.motionNotAuthorized])
-            schedule.episodeGroup = schedule.episodeStartedAt == nil ? nil : ["default", "holdout", "short"][index % 3]
-            schedules.append(schedule)
-        }
-        let bytes = Snapshot(segment: 7, schedules: schedules, events: []).encoded().schedules
-        let one = try Snapshot(bytes: bytes)
-        let two = try Snapshot(bytes: bytes, parallelFrom: 10)
-        // The file keeps milliseconds: the fixture's report time comes back rounded.
-        #expect(one.schedules.map(\.userID) == schedules.map(\.userID) && one.schedules[1].timeZone == zones[1])
-        #expect(two.schedules == one.schedules && two.segment == 7)
-    }
 }
