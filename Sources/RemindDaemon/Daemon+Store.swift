@@ -40,7 +40,10 @@ extension Daemon {
                 metadata: [MessageID.metadataKey: MessageID.started.metadataValue])
             let service = StoreService(
                 store: store, clock: clock, logger: logger, checkpointInterval: tuning.checkpointInterval,
-                snapshotInterval: tuning.snapshotInterval)
+                snapshotInterval: tuning.snapshotInterval,
+                closing: {
+                    _ = notifier.notify(.status("writing the user files before stopping"), .extendTimeout(.seconds(30)))
+                })
             return OpenedStore(store: store, service: service, ready: AsyncLatch(open: true))
         case .postgres:
             let url: DatabaseURL

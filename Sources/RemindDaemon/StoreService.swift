@@ -11,16 +11,20 @@ public struct StoreService<C: Clock>: Service where C.Duration == Duration {
     let logger: Logger
     let checkpointInterval: Duration
     let snapshotInterval: Duration
+    /// Called when the final checkpoint starts and every 10 s while it runs: the daemon asks
+    /// systemd for more time to stop (`EXTEND_TIMEOUT_USEC`).
+    let closing: @Sendable () -> Void
 
     public init(
         store: any StateStore, clock: C, logger: Logger, checkpointInterval: Duration = .seconds(2),
-        snapshotInterval: Duration = .seconds(60)
+        snapshotInterval: Duration = .seconds(60), closing: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store
         self.clock = clock
         self.logger = logger
         self.checkpointInterval = checkpointInterval
         self.snapshotInterval = snapshotInterval
+        self.closing = closing
     }
 
     public func run() async throws {
@@ -43,6 +47,18 @@ public struct StoreService<C: Clock>: Service where C.Duration == Duration {
                 }
             }
         }
+        // Behind a burst of new users the last checkpoint writes many files (a million users
+        // seeded at 11,000 a second took up to two minutes here): a stop making progress is
+        // given the time rather than killed at `TimeoutStopSec`, which would leave it all to
+        // replay at the next start.
+        let (sleeper, extend) = (clock, closing)
+        let extending = Task {
+            while !Task.isCancelled {
+                extend()
+                try? await sleeper.sleep(for: .seconds(10))
+            }
+        }
         await store.close()
+        extending.cancel()
     }
 }

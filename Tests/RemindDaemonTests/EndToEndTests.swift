@@ -129,7 +129,8 @@ struct EndToEndTests {
 
     /// SIGHUP re-reads the file: a valid change applies (RELOADING=1 … READY=1 on the notify
     /// socket), an invalid one is refused and the running configuration kept; SIGTERM sends
-    /// STOPPING=1 and exits 0.
+    /// STOPPING=1, asks systemd for time while the last checkpoint writes the files
+    /// (EXTEND_TIMEOUT_USEC), and exits 0.
     @Test func sighupReloadsAndSigtermStops() throws {
         let daemon = try DaemonProcess(configuration: #""notification":{"notificationTriggerDelay":100}"#)
         try daemon.start()
@@ -154,6 +155,9 @@ struct EndToEndTests {
 
         kill(pid, SIGTERM)
         try daemon.waitFor("STOPPING=1")
+        let extending = try daemon.waitFor("EXTEND_TIMEOUT_USEC=")
+        #expect(
+            extending.contains("EXTEND_TIMEOUT_USEC=30000000") && extending.contains("STATUS=writing the user files"))
         #expect(daemon.waitForExit() == 0)
     }
 
