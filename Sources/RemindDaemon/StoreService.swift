@@ -52,11 +52,9 @@ public struct StoreService<C: Clock>: Service where C.Duration == Duration {
         // given the time rather than killed at `TimeoutStopSec`, which would leave it all to
         // replay at the next start.
         let (sleeper, extend) = (clock, closing)
+        extend()
         let extending = Task {
-            while !Task.isCancelled {
-                extend()
-                try? await sleeper.sleep(for: .seconds(10))
-            }
+            while (try? await sleeper.sleep(for: .seconds(10))) != nil, !Task.isCancelled { extend() }
         }
         await store.close()
         extending.cancel()

@@ -31,21 +31,18 @@ public struct LoggedRepeats: Sendable, Equatable {
         if let last = repeats.lastReceivedAt { writer.member("lastReportAt", RFC3339.format(last)) }
         writer.member("count", repeats.count)
         if let newest = repeats.observations.last { writer.member("observedAt", RFC3339.format(newest)) }
-        Self.write(
-            known: "notifications", repeats.notifications.map { ($0.value.rawValue, $0.observedAt) }, to: &writer)
-        Self.write(known: "timeZone", repeats.timeZone.map { ($0.value, $0.observedAt) }, to: &writer)
-        Self.write(known: "motion", repeats.motion.map { ($0.value.rawValue, $0.observedAt) }, to: &writer)
+        // The registers as the user file writes them.
+        if let known = repeats.notifications {
+            UserRecord.write(known: "notifications", known.value.rawValue, known.observedAt, to: &writer)
+        }
+        if let known = repeats.timeZone {
+            UserRecord.write(known: "timeZone", known.value, known.observedAt, to: &writer)
+        }
+        if let known = repeats.motion {
+            UserRecord.write(known: "motion", known.value.rawValue, known.observedAt, to: &writer)
+        }
         if let platform = repeats.platform { writer.member("platform", platform) }
         if let appVersion = repeats.appVersion { writer.member("appVersion", appVersion) }
-        writer.endObject()
-    }
-
-    private static func write(known name: String, _ register: (String, Date)?, to writer: inout JSONWriter) {
-        guard let (value, observedAt) = register else { return }
-        writer.key(name)
-        writer.beginObject()
-        writer.member("value", value)
-        writer.member("observedAt", RFC3339.format(observedAt))
         writer.endObject()
     }
 

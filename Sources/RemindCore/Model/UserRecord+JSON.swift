@@ -83,7 +83,7 @@ extension UserRecord {
     }
 
     /// One `known` register: `"name":{"value":…,"observedAt":…}`.
-    private static func write(known name: String, _ value: String, _ observedAt: Date, to writer: inout JSONWriter) {
+    static func write(known name: String, _ value: String, _ observedAt: Date, to writer: inout JSONWriter) {
         writer.key(name)
         writer.beginObject()
         writer.member("value", value)
