@@ -46,7 +46,7 @@ struct AccessEndToEndTests {
     /// On TCP every request needs the bearer token from listen.tokenFile: none or a wrong one
     /// is 401, the right one (file whitespace ignored) is served.
     @Test func tcpNeedsBearerToken() throws {
-        let port = 20_000 + Int(getpid() % 20_000)
+        let port = try TCPPort.free()
         let probe = try DaemonProcess()
         let tokenFile = probe.directory + "/token"
         try "  s3cret-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
@@ -65,7 +65,7 @@ struct AccessEndToEndTests {
     /// Neither the TCP token nor a webhook secret appears in the log, the status, the
     /// configuration or the metrics, even when requests carry wrong tokens.
     @Test func secretsNeverLeak() async throws {
-        let port = 20_000 + Int((getpid() + 7919) % 20_000)
+        let port = try TCPPort.free()
         let probe = try DaemonProcess()
         let tokenFile = probe.directory + "/token"
         try "tok-9f2c41\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)

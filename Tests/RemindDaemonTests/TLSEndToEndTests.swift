@@ -20,11 +20,11 @@ struct TLSEndToEndTests {
         let daemon: DaemonProcess
         var url: String { "https://127.0.0.1:\(port)/v1/status" }
 
-        init(portOffset: Int, clientCA: Bool = false, tls: ((TestCertificates) -> String)? = nil) throws {
+        init(clientCA: Bool = false, tls: ((TestCertificates) -> String)? = nil) throws {
             var template = Array("/tmp/remindd-pki-XXXXXX".utf8CString)
             guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
             pki = try TestCertificates(directory: String(cString: made))
-            port = 20_000 + Int((getpid() + Int32(portOffset)) % 20_000)
+            port = try TCPPort.free()
             let tokenFile = pki.directory + "/token"
             try (TLSEndToEndTests.token + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
             let clientCAFile = clientCA ? #""\#(pki.caFile)""# : "null"
@@ -67,7 +67,7 @@ struct TLSEndToEndTests {
     /// CA is refused. (In-process clients only: Foundation's `Process` mistakes the launcher's
     /// `exec` for an exit and then blocks on it, which would hang any other child process.)
     @Test func socketActivatedTCPListenerSpeaksTLS() throws {
-        let setup = try Setup(portOffset: 9)
+        let setup = try Setup()
         let unix = setup.daemon.directory + "/activated.sock"
         try setup.daemon.start(
             waitForReady: false,
@@ -96,7 +96,7 @@ struct TLSEndToEndTests {
     /// TLS 1.0 and 1.1 are refused by the server (the client offers them at security level 0);
     /// plain HTTP to the port gets no HTTP answer; the bearer token is still required.
     @Test func httpsServesTheCertificateWithTLS12AndLater() throws {
-        let setup = try Setup(portOffset: 101)
+        let setup = try Setup()
         try setup.daemon.start()
         defer { setup.daemon.stop() }
         #expect(try setup.curl(["--cacert", setup.pki.caFile, setup.url]) == 200)
@@ -123,7 +123,7 @@ struct TLSEndToEndTests {
     /// key that does not match at reload is refused with 422 naming listen.tls and the renewed
     /// certificate stays in use.
     @Test func renewedCertificateIsServedAfterReload() throws {
-        let setup = try Setup(portOffset: 211)
+        let setup = try Setup()
         try setup.daemon.start()
         defer { setup.daemon.stop() }
         let pid = try #require(setup.daemon.pid)
@@ -157,7 +157,7 @@ struct TLSEndToEndTests {
     /// With clientCAFile a client certificate from that CA is required, the bearer token too;
     /// no certificate or one from a stranger CA gets no HTTP answer.
     @Test func mutualTLSRequiresAClientCertificateFromTheCA() throws {
-        let setup = try Setup(portOffset: 307, clientCA: true)
+        let setup = try Setup(clientCA: true)
         try setup.daemon.start()
         defer { setup.daemon.stop() }
         let ca = ["--cacert", setup.pki.caFile]
@@ -186,7 +186,7 @@ struct TLSEndToEndTests {
             ),
         ]
         for (index, (field, files)) in cases.enumerated() {
-            let setup = try Setup(portOffset: 401 + index, tls: files)
+            let setup = try Setup(tls: files)
             try setup.daemon.start(waitForReady: false)
             #expect(setup.daemon.waitForExit() == 78, "\(field)")
             #expect(setup.daemon.log.contains(field), "\(field): \(setup.daemon.log)")
@@ -200,8 +200,8 @@ struct TLSEndToEndTests {
     @Test func plainTCPWarnsAtStartAndTLSDoesNot() async throws {
         try await JournaldFixture.withJournald { journald in
             let warning = "the bearer token and users' state cross the network in clear"
-            let tls = try Setup(portOffset: 809)
-            let plain = try Setup(portOffset: 811) { pki in "null" }
+            let tls = try Setup()
+            let plain = try Setup() { pki in "null" }
             for setup in [plain, tls] { try setup.daemon.start() }
             defer { for setup in [plain, tls] { setup.daemon.stop() } }
             for setup in [plain, tls] {

@@ -19,11 +19,11 @@ struct RemoteCommandTests {
         let daemon: RunningDaemon
         var url: String { "https://127.0.0.1:\(port)" }
 
-        init(portOffset: Int32, clientCA: Bool) throws {
+        init(clientCA: Bool) throws {
             pki = try TestCertificates(directory: try BuildProducts.temporaryDirectory("remindctl-pki"))
             tokenFile = pki.directory + "/token"
             try "ctl-token-77a1\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
-            port = 20_000 + Int((getpid() + portOffset) % 20_000)
+            port = try TCPPort.free()
             let clientCAFile = clientCA ? #""\#(pki.caFile)""# : "null"
             daemon = try RunningDaemon(
                 configuration: #"{"listen":{"tcp":"127.0.0.1:\#(port)","tokenFile":"\#(tokenFile)","#
@@ -40,7 +40,7 @@ struct RemoteCommandTests {
     /// daemon's certificate is refused, without the token the daemon refuses (401), and the
     /// same works from REMINDCTL_* variables.
     @Test func urlWithCACertAndTokenFileQueriesOverHTTPS() throws {
-        let remote = try Remote(portOffset: 503, clientCA: false)
+        let remote = try Remote(clientCA: false)
         let base = ["--url", remote.url, "--cacert", remote.pki.caFile, "--token-file", remote.tokenFile]
         let status = try Remindctl.run(["status"] + base)
         #expect(status.status == 0, "\(status.standardError)")
@@ -86,7 +86,7 @@ struct RemoteCommandTests {
     /// Under mutual TLS remindctl is served with a client certificate from the daemon's client
     /// CA and refused without one or with a stranger CA's.
     @Test func urlWithClientCertificateQueriesUnderMutualTLS() throws {
-        let remote = try Remote(portOffset: 607, clientCA: true)
+        let remote = try Remote(clientCA: true)
         let base = ["--url", remote.url, "--cacert", remote.pki.caFile, "--token-file", remote.tokenFile]
         let served = try Remindctl.run(
             ["status"] + base + ["--cert", remote.pki.clientCert, "--key", remote.pki.clientKey])
