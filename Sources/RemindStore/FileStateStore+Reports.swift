@@ -12,8 +12,9 @@ extension FileStateStore {
     }
 
     /// Stores a report and answers it. A repeat of the user's state is answered from memory
-    /// (`RepeatBook`): no record is read, nothing is logged, and its counters reach the user
-    /// file at the next checkpoint. Anything else takes the full path of `report`.
+    /// (`RepeatBook`): no record is read, nothing is written, and its counters reach the log at
+    /// the next checkpoint and the user file later. Anything else takes the full path of
+    /// `report`.
     public func answerReport(
         _ report: PermissionReport, for userID: UserID, receivedAt: Date
     ) async throws -> ReportAnswer {

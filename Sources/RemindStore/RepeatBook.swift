@@ -7,14 +7,14 @@ import RemindCore
 /// values a repeat moves, and the repeats not yet folded into the record.
 ///
 /// A repeat costs a dictionary lookup, a comparison and a splice of the cached answer: no
-/// record is read or decoded, no file or log written. Its counters reach the user file at the
-/// next checkpoint (`FileStateStore.foldRepeats`), or with the user's next change, whose log
-/// record carries them. A crash before that loses those repeats' `reportCount` and
-/// `lastReportAt` (and the run's observation times, `platform` and `appVersion`), which the
-/// `StateStore` contract allows, and never a change. One case reaches further back, as it did
-/// before repeats were answered here: while the user's last change is still in the log (until
-/// a snapshot covers it, `snapshotInterval`, 60 s), replay after a crash restores that change's
-/// record, and with it its counters. `RepeatPathTests` pins both.
+/// record is read or decoded, no file or log written. The next checkpoint logs the user's
+/// pending repeats in one small entry among all such users' (`LoggedRepeats`, idempotent to
+/// fold) and folds them into the user file later, a bounded number of users per checkpoint
+/// (`FileStateStore.foldRepeats`), or with the user's next change, whose log record carries
+/// them. A crash loses the `reportCount`, `lastReportAt`, `platform` and `appVersion` of the
+/// repeats since the last checkpoint (2 s), which the `StateStore` contract allows, and never
+/// a change; of the run's observation times, those of repeats not yet in the file, except the
+/// newest. `RepeatPathTests` pins this.
 ///
 /// Rows are made from records a report was just applied to, so they agree with the current
 /// policy; anything else that changes a record (a fire, a delete, a dead token, a new policy)
