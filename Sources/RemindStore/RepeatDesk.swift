@@ -26,7 +26,15 @@ public final class RepeatDesk: RepeatAnswering {
         shards = (0..<count).map { _ in Shard() }
     }
 
-    private func shard(_ userID: UserID) -> Shard { shards[userID.hashValue & (shards.count - 1)] }
+    private func shardIndex(_ userID: UserID) -> Int { userID.hashValue & (shards.count - 1) }
+    private func shard(_ userID: UserID) -> Shard { shards[shardIndex(userID)] }
+
+    /// Runs `body` once per shard with that shard's users among `userIDs`, in their order.
+    private func withShards(of userIDs: [UserID], _ body: (inout RepeatBook, [UserID]) -> Void) {
+        var byShard: [Int: [UserID]] = [:]
+        for userID in userIDs { byShard[shardIndex(userID), default: []].append(userID) }
+        for (index, users) in byShard { shards[index].book.withLock { body(&$0, users) } }
+    }
 
     public func answerRepeat(_ report: PermissionReport, of userID: UserID, receivedAt: Date) -> [UInt8]? {
         shard(userID).book.withLock { $0.answer(report, of: userID, receivedAt: receivedAt) }
@@ -87,23 +95,17 @@ public final class RepeatDesk: RepeatAnswering {
 
     /// Counts users' pending repeats as not logged again (the append failed).
     func markUnlogged(_ userIDs: [UserID]) {
-        for userID in userIDs {
-            shard(userID).book.withLock { $0.markUnlogged(CollectionOfOne(userID)) }
-        }
+        withShards(of: userIDs) { book, users in book.markUnlogged(users) }
     }
 
     /// Gives back users a fold did not reach, ahead of the others (oldest first).
     func returnPending(_ userIDs: [UserID]) {
-        var byShard: [Int: [UserID]] = [:]
-        for userID in userIDs { byShard[userID.hashValue & (shards.count - 1), default: []].append(userID) }
-        for (index, users) in byShard { shards[index].book.withLock { $0.returnPending(users) } }
+        withShards(of: userIDs) { book, users in book.returnPending(users) }
     }
 
     /// Gives back users whose repeats were left pending.
     func keepPending(_ userIDs: [UserID]) {
-        for userID in userIDs {
-            shard(userID).book.withLock { $0.keepPending(CollectionOfOne(userID)) }
-        }
+        withShards(of: userIDs) { book, users in book.keepPending(users) }
     }
 
     func remove(_ userID: UserID) {

@@ -92,7 +92,7 @@ struct ScheduleBook {
 
     /// Stores a known user's wake-up in their row and, when there is one, in the heap.
     private mutating func setWake(_ userID: UserID, _ wake: Date?) {
-        guard table.wake(of: userID) != wake, table.setWake(wake, of: userID), let wake else { return }
+        guard table.setWake(wake, of: userID), let wake else { return }
         wakes.push(userID, wake: wake)
         // Keep stale entries from piling up when wake-ups move often.
         if wakes.entries > 2 * table.count + 1024 { wakes.rebuild(from: table) }

@@ -51,6 +51,9 @@ struct ScheduleIndex {
 
     /// The heap of the table's wake-ups, built at once (O(n)), without stale entries.
     mutating func rebuild(from table: ScheduleTable) {
-        heap = Heap(table.wakes().map { Entry(wake: $0.wake, userID: $0.userID) })
+        var entries: [Entry] = []
+        entries.reserveCapacity(table.count)
+        table.forEachWake { entries.append(Entry(wake: $1, userID: $0)) }
+        heap = Heap(entries)
     }
 }

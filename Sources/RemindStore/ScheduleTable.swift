@@ -129,22 +129,20 @@ struct ScheduleTable {
         rowOf[userID].flatMap { Self.date(rows[Int($0)].wake) }
     }
 
-    /// Sets a known user's next wake-up; false for an unknown user.
+    /// Sets a known user's next wake-up; true when that changed it (false for an unknown user
+    /// or the same wake-up): one lookup on the path of every change.
     @discardableResult
     mutating func setWake(_ wake: Date?, of userID: UserID) -> Bool {
-        guard let row = rowOf[userID] else { return false }
+        guard let row = rowOf[userID], Self.date(rows[Int(row)].wake) != wake else { return false }
         rows[Int(row)].wake = Self.bits(wake)
         return true
     }
 
-    /// Every user's next wake-up, for a heap built at once.
-    func wakes() -> [(userID: UserID, wake: Date)] {
-        var wakes: [(userID: UserID, wake: Date)] = []
-        wakes.reserveCapacity(count)
+    /// Calls `body` with every user's next wake-up, for a heap built at once.
+    func forEachWake(_ body: (UserID, Date) -> Void) {
         for row in rowOf.values where !rows[Int(row)].wake.isNaN {
-            wakes.append((rows[Int(row)].userID, Date(timeIntervalSinceReferenceDate: rows[Int(row)].wake)))
+            body(rows[Int(row)].userID, Date(timeIntervalSinceReferenceDate: rows[Int(row)].wake))
         }
-        return wakes
     }
 
     /// Moves a user's `lastReportAt` (a repeated report), nothing else.

@@ -58,30 +58,18 @@ public struct LoggedRepeats: Sendable, Equatable {
         repeats.count = Int(try reader.integer("count", in: 1...Int64.max) ?? 1)
         repeats.lastReceivedAt = try UserRecord.requiredDate(&reader, "lastReportAt")
         if let newest = try UserRecord.optionalDate(&reader, "observedAt") { repeats.observations = [newest] }
-        repeats.notifications = try Self.readKnown(&reader, "notifications") { register throws(ValidationError) in
+        repeats.notifications = try UserRecord.readKnown(&reader, "notifications") { register throws(ValidationError) in
             try register.enumeration("value", NotificationAuthorization.self)
         }
-        repeats.timeZone = try Self.readKnown(&reader, "timeZone") { register throws(ValidationError) in
+        repeats.timeZone = try UserRecord.readKnown(&reader, "timeZone") { register throws(ValidationError) in
             try register.string("value")
         }
-        repeats.motion = try Self.readKnown(&reader, "motion") { register throws(ValidationError) in
+        repeats.motion = try UserRecord.readKnown(&reader, "motion") { register throws(ValidationError) in
             try register.enumeration("value", MotionAuthorization.self)
         }
         repeats.platform = try reader.string("platform")
         repeats.appVersion = try reader.string("appVersion")
         self.repeats = repeats
-    }
-
-    private static func readKnown<Value>(
-        _ reader: inout JSONObjectReader, _ key: String,
-        value: (inout JSONObjectReader) throws(ValidationError) -> Value?
-    ) throws(ValidationError) -> UserRecord.Known<Value>? {
-        guard let object = try reader.object(key) else { return nil }
-        var register = JSONObjectReader(object, path: key)
-        guard let read = try value(&register) else {
-            throw ValidationError(field: "\(key).value", reason: "is required")
-        }
-        return .init(value: read, observedAt: try UserRecord.requiredDate(&register, "observedAt"))
     }
 }
 

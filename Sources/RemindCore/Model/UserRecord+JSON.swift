@@ -91,15 +91,16 @@ extension UserRecord {
         writer.endObject()
     }
 
-    /// Reads the `known` register `key` (nil when absent); `value` reads its value member.
-    private static func readKnown<Value>(
+    /// Reads the register `key` of `known` (nil when absent); `value` reads its value member.
+    /// Errors name the member under `known`'s path (`known.motion.value` in a user file).
+    static func readKnown<Value>(
         _ known: inout JSONObjectReader, _ key: String,
         value: (inout JSONObjectReader) throws(ValidationError) -> Value?
     ) throws(ValidationError) -> Known<Value>? {
         guard let object = try known.object(key) else { return nil }
-        var register = JSONObjectReader(object, path: "known.\(key)")
+        var register = JSONObjectReader(object, path: known.fieldPath(key))
         guard let read = try value(&register) else {
-            throw ValidationError(field: "known.\(key).value", reason: "is required")
+            throw ValidationError(field: register.fieldPath("value"), reason: "is required")
         }
         return Known(value: read, observedAt: try requiredDate(&register, "observedAt"))
     }
