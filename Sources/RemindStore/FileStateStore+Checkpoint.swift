@@ -20,8 +20,9 @@ extension FileStateStore {
         try await checkpoint(snapshot: snapshot, foldLimit: Self.foldLimit)
     }
 
-    /// A checkpoint that folds the pending repeats of at most `foldLimit` users into their files.
-    func checkpoint(snapshot: Bool, foldLimit: Int) async throws {
+    /// A checkpoint that folds the pending repeats of at most `foldLimit` users into their files,
+    /// and the fired changes of at most `fireFoldLimit` users.
+    func checkpoint(snapshot: Bool, foldLimit: Int, fireFoldLimit: Int = fireFoldLimit) async throws {
         guard !checkpointing else { return }
         checkpointing = true
         defer { checkpointing = false }
@@ -44,7 +45,7 @@ extension FileStateStore {
         // Repeats answered since the last checkpoint become durable in one small entry; a
         // snapshot logs every pending repeat again below instead.
         if segment == nil { try await logRepeats(repeats.takeUnlogged()) }
-        try await foldRepeats(limit: foldLimit)
+        try await foldPending(limit: foldLimit, fireLimit: fireFoldLimit)
         let batch = cache.pending
         let files = self.files
         if !batch.isEmpty {
@@ -53,10 +54,13 @@ extension FileStateStore {
             }
         }
         cache.markWritten(batch)
+        let cache = self.cache
+        pendingFires.removeWritten { !cache.isDirty($0) }
         guard let segment else { return }
-        // The segments the snapshot lets go hold repeats not yet in their files: the segment
-        // it keeps gets them again.
+        // The segments the snapshot lets go hold repeats and fired changes not yet in their
+        // files: the segment it keeps gets them again.
         try await logRepeats(repeats.takeAllPending())
+        try await logFires(pendingFires.all)
         let contents = Snapshot(
             segment: segment, schedules: schedules.table.values,
             events: outbox.ordered.map { ($0.event, Array($0.remaining)) }, deadLetters: deadLetterList.all)
@@ -93,13 +97,29 @@ extension FileStateStore {
         }
     }
 
+    /// Appends fired changes again (`LogEntry.fired`, without events), a line per 1,024 changes.
+    private func logFires(_ changes: [FiredChange]) async throws {
+        guard !changes.isEmpty else { return }
+        let lines = stride(from: 0, to: changes.count, by: 1024).map { start in
+            LogEntry.fired(Array(changes[start..<min(start + 1024, changes.count)]), events: []).line
+        }
+        try await wal.append(batch: lines)
+    }
+
     /// Users whose pending repeats a checkpoint folds into their files, the longest pending
     /// first. Folding every active user's file every two seconds (a read, a decode, an encode
     /// and a write each) took a quarter of the daemon's CPU under `make bench` W1a; the log
     /// holds the repeats meanwhile, so the files can catch up at this pace (1,024 a second).
     static let foldLimit = 2048
 
-    /// Folds pending repeats into their users' files, for at most `limit` users.
+    /// Users whose fired changes a checkpoint folds into their files. A burst of due reminders
+    /// leaves one per user fired (a million in `make bench` W2); folding 4,096 every 2 s drains
+    /// that in minutes without taking the disk from the sinks meanwhile, and a snapshot logs
+    /// what is left again (about 100 bytes per user).
+    static let fireFoldLimit = 4096
+
+    /// Folds pending repeats and fired changes into their users' files, for at most `limit`
+    /// users with repeats and `fireLimit` users with fired changes.
     ///
     /// A record in memory takes them in and is written with the checkpoint's batch. A record
     /// not in memory is read, folded, encoded and written back off the actor, a chunk of users
@@ -107,7 +127,7 @@ extension FileStateStore {
     /// records the scheduler and changes need, and hold the actor for as long as it took. Each
     /// chunk's users are owned until their files are written (their reports wait); a user busy
     /// with something else is folded next time.
-    func foldRepeats(limit: Int) async throws {
+    func foldPending(limit: Int, fireLimit: Int) async throws {
         var unread: [UserID] = []
         var busy: [UserID] = []
         var pendingUsers = repeats.takePendingUsers()
@@ -115,7 +135,11 @@ extension FileStateStore {
             repeats.returnPending(Array(pendingUsers[limit...]))
             pendingUsers.removeSubrange(limit...)
         }
-        for (index, userID) in pendingUsers.enumerated() where repeats.hasPending(userID) {
+        let fired = pendingFires.oldestUnapplied(limit: fireLimit)
+        let repeating = Set(pendingUsers)
+        pendingUsers += fired.lazy.filter { !repeating.contains($0) }
+        for (index, userID) in pendingUsers.enumerated()
+        where repeats.hasPending(userID) || pendingFires.unapplied(userID) != nil {
             if let cached = cache[userID] {
                 // Nothing can change the record while this runs without suspending.
                 if locks.isHeld(userID) { busy.append(userID) } else { _ = materialized(cached) }
@@ -125,6 +149,7 @@ extension FileStateStore {
             if index % 1024 == 1023 { await Task.yield() }
         }
         repeats.keepPending(busy)
+        pendingFires.returnUnfolded(busy)
         for start in stride(from: 0, to: unread.count, by: Self.foldChunk) {
             let chunk = unread[start..<min(start + Self.foldChunk, unread.count)]
             var owned: [UserID] = []
@@ -134,6 +159,7 @@ extension FileStateStore {
             }
             // A record loaded meanwhile is folded when it was (`materialized`); a busy one later.
             repeats.keepPending(left)
+            pendingFires.returnUnfolded(left)
             try await foldUnread(owned)
         }
     }
@@ -144,20 +170,25 @@ extension FileStateStore {
     private func foldUnread(_ userIDs: [UserID]) async throws {
         guard !userIDs.isEmpty else { return }
         defer { for userID in userIDs { unlockUser(userID) } }
-        let jobs = userIDs.compactMap { userID in repeats.takePending(userID).map { (userID, $0) } }
+        let jobs = userIDs.compactMap { userID -> (UserID, RepeatedReports?, [FiredChange])? in
+            let fires = pendingFires.unapplied(userID) ?? []
+            let pending = repeats.takePending(userID)
+            return pending == nil && fires.isEmpty ? nil : (userID, pending, fires)
+        }
         let files = self.files
         let results: [(UserID, UserFiles.ReadResult?, Date?)]
         do {
             results = try await io.runBlocking { () throws(StoreError) in
                 var writes: [(userID: UserID, json: [UInt8])] = []
                 var results: [(UserID, UserFiles.ReadResult?, Date?)] = []
-                for (userID, pending) in jobs {
+                for (userID, pending, fires) in jobs {
                     let read = try files.read(userID)
                     guard case .record(var record) = read else {
                         results.append((userID, read, nil))
                         continue
                     }
-                    record.fold(pending)
+                    for change in fires { record.apply(change) }
+                    if let pending { record.fold(pending) }
                     writes.append((userID, record.jsonBytes))
                     results.append((userID, nil, record.lastReportAt))
                 }
@@ -165,13 +196,18 @@ extension FileStateStore {
                 return results
             }
         } catch {
-            // Nothing was written: the repeats wait for the next checkpoint.
-            for (userID, pending) in jobs { repeats.restorePending(pending, of: userID) }
+            // Nothing was written: the repeats and fired changes wait for the next checkpoint.
+            for (userID, pending, _) in jobs {
+                if let pending { repeats.restorePending(pending, of: userID) }
+            }
+            pendingFires.returnUnfolded(jobs.map(\.0))
             throw error
         }
-        for (userID, read, lastReportAt) in results {
+        for ((userID, pending, _), (_, read, lastReportAt)) in zip(jobs, results) {
+            // Written, or the user is gone: either way nothing of theirs is pending any more.
+            pendingFires.remove(userID)
             if let lastReportAt {
-                schedules.noteRepeat(of: userID, lastReportAt: lastReportAt)
+                if pending != nil { schedules.noteRepeat(of: userID, lastReportAt: lastReportAt) }
             } else if let read {
                 // Missing or quarantined: the user, and their row, go.
                 _ = try? adopt(read, of: userID)
@@ -184,8 +220,8 @@ extension FileStateStore {
     /// log closes. The lock is released when the store is gone.
     public func close() async {
         do {
-            // Every repeat goes into its file: the next start then reads none.
-            try await checkpoint(snapshot: true, foldLimit: .max)
+            // Every repeat and fired change goes into its file: the next start then reads none.
+            try await checkpoint(snapshot: true, foldLimit: .max, fireFoldLimit: .max)
         } catch {
             notice(.checkpointFailed("at shutdown: \(error)"))
         }

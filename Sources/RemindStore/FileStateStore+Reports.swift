@@ -68,6 +68,7 @@ extension FileStateStore {
                 cache.remove(userID)
                 repeats.remove(userID)
                 schedules.remove(userID)
+                pendingFires.remove(userID)
                 // The logged delete covers a crash before this unlink: replay unlinks again.
                 try files.remove(userID)
             }

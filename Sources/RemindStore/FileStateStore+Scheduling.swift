@@ -7,6 +7,13 @@ extension FileStateStore {
     /// Fires everything due at `now`, up to `limit` users, and returns the events (already
     /// durable in the log and in the outbox). On a write failure nothing changes and the
     /// users stay due.
+    ///
+    /// A user whose record is not in memory is fired from their schedule row, which holds all
+    /// that `ReminderPolicy.fire` reads (issue 17): the pass logs one `fired` entry with every
+    /// such user's `FiredChange` and the events, and the checkpointer folds the changes into the
+    /// files later (`PendingFires`). Reading each due user's file first bounded a burst of due
+    /// reminders by the disk (`make bench` W2). A record in memory is fired as a record; so is a
+    /// user with repeats not yet folded, whose row may lag their record.
     public func fireDue(now: Date, limit: Int) async throws -> FireSummary {
         let due = schedules.popDue(now: now, limit: limit)
         guard !due.isEmpty else { return FireSummary() }
@@ -30,8 +37,27 @@ extension FileStateStore {
         var lines: [[UInt8]] = []
         var suppressed: [UserID] = []
         var events: [OutboxEvent] = []
+        var changes: [(change: FiredChange, schedule: UserSchedule)] = []
+        var changeEvents: [OutboxEvent] = []
+        var unread: [UserID] = []
         do {
-            let unread = owned.filter { cache[$0] == nil && schedules[$0] != nil }
+            for userID in owned {
+                guard cache[userID] == nil, let schedule = schedules[userID] else { continue }
+                guard !repeats.hasPending(userID) else {
+                    unread.append(userID)
+                    continue
+                }
+                let fired = policy.fire(schedule, now: now, daemonStartedAt: daemonStartedAt)
+                guard fired.changed else {
+                    schedules.wakeAfterStaleFire(schedule, now: now)
+                    continue
+                }
+                var next = schedule
+                next.apply(fired.change)
+                changes.append((fired.change, next))
+                changeEvents += fired.events.map(OutboxEvent.init)
+                if fired.suppressed { suppressed.append(userID) }
+            }
             let reads = try await files.read(unread, on: io)
             for (userID, read) in zip(unread, reads) { _ = try adopt(read, of: userID) }
             for userID in owned {
@@ -49,8 +75,20 @@ extension FileStateStore {
                 events += userEvents
                 if outcome.suppressed { suppressed.append(userID) }
             }
+            if !changes.isEmpty {
+                lines.append(
+                    LogEntry.fired(changes.map(\.change), events: changeEvents.map { ($0, outbox.sinks) }).line)
+            }
+            events += changeEvents
             try await logged(lines) {
                 for (record, json) in records { install(record, encoded: json) }
+                for (change, schedule) in changes {
+                    pendingFires.add(change)
+                    // The answer cached for repeats showed the old counts (the user had no
+                    // repeats pending, or would have been fired as a record).
+                    repeats.remove(change.userID)
+                    if schedules.set(schedule) { scheduleChanged.signal() }
+                }
                 enqueue(events)
                 suppressedTotal += suppressed.count
             }
@@ -61,7 +99,7 @@ extension FileStateStore {
             }
             throw error
         }
-        return FireSummary(users: records.count, events: events, suppressed: suppressed)
+        return FireSummary(users: records.count + changes.count, events: events, suppressed: suppressed)
     }
 
     /// Reminders due before `dueBefore` (all when nil), soonest first, at most `limit`.

@@ -56,6 +56,8 @@ public actor FileStateStore: StateStore {
 
     var schedules: ScheduleBook
     var cache: RecordCache
+    /// Fired changes durable in the log, not yet in their users' files (issue 17).
+    var pendingFires = PendingFires()
     var locks = UserLocks()
     var tickets = LogTickets()
     var outbox: Outbox
@@ -93,16 +95,24 @@ public actor FileStateStore: StateStore {
         outboxSignals = Dictionary(uniqueKeysWithValues: options.sinks.map { ($0, AsyncSignal()) })
         try Recovery.migrateLogDirectory(in: options.directory)
         let walDirectory = options.directory + "/" + Recovery.walDirectoryName
-        let recovered = try Recovery.run(
+        var recovered = try Recovery.run(
             files: files, walDirectory: walDirectory, sinks: options.sinks, notice: notice)
         wal = try WriteAheadLog(directory: walDirectory)
         var cache = RecordCache(capacity: options.cachedRecords)
         for record in recovered.records.values { cache.install(record) }
         self.cache = cache
+        for (userID, changes) in recovered.fires {
+            for change in changes { pendingFires.add(change) }
+            // The replayed record carries them (`Recovery` applied them).
+            if recovered.records[userID] != nil { pendingFires.markInRecord(userID) }
+        }
         outbox = recovered.outbox
         deadLetterList = recovered.deadLetters
         summary = recovered.summary
-        schedules = ScheduleBook(table: recovered.schedules, policy: policy, daemonStartedAt: now)
+        // Taken, not shared: the book's first change would otherwise copy the whole table.
+        var table = ScheduleTable()
+        swap(&table, &recovered.schedules)
+        schedules = ScheduleBook(table: consume table, policy: policy, daemonStartedAt: now)
         outcomeLog = try OutcomeLog(stateDirectory: options.directory)
         replayedOutcomes = recovered.outcomes
     }
@@ -207,17 +217,25 @@ public actor FileStateStore: StateStore {
         return try adopt(read[0], of: userID).map(materialized)
     }
 
-    /// The record with the user's repeats answered from memory folded in (then dirty, for the
-    /// next checkpoint to write). Every path that reads a record for a change goes through
-    /// this, so a change never starts from a record that lacks earlier repeats.
+    /// The record with what was fired from the user's schedule row and the repeats answered
+    /// from memory folded in (then dirty, for the next checkpoint to write). Every path that
+    /// reads a record for a change goes through this, so a change never starts from a record
+    /// that lacks earlier fires or repeats.
     func materialized(_ record: UserRecord) -> UserRecord {
-        guard let pending = repeats.takePending(record.userID) else { return record }
+        let fires = pendingFires.unapplied(record.userID)
+        let pending = repeats.takePending(record.userID)
+        guard fires != nil || pending != nil else { return record }
         var record = record
-        record.fold(pending)
+        if let fires {
+            // The row holds them already; the changes stay pending until the record is written.
+            for change in fires { record.apply(change) }
+            pendingFires.markInRecord(record.userID)
+        }
+        if let pending { record.fold(pending) }
         cache.install(record)
         // The schedule row learns the repeats' `lastReportAt` here, before any snapshot; only a
         // heartbeat depends on it, and one due earlier meanwhile finds nothing to do (`fire`).
-        schedules.noteRepeat(of: record.userID, lastReportAt: record.lastReportAt)
+        if pending != nil { schedules.noteRepeat(of: record.userID, lastReportAt: record.lastReportAt) }
         return record
     }
 
@@ -235,6 +253,7 @@ public actor FileStateStore: StateStore {
             notice(.quarantined(path: files.path(for: userID), movedTo: movedTo, reason: reason))
             schedules.remove(userID)
             repeats.remove(userID)
+            pendingFires.remove(userID)
             return nil
         }
     }

@@ -13,6 +13,9 @@ import RemindCore
 /// - `{"op":"replay","id":"…","sink":"…"}`: a dead letter went back to its sink's queue.
 /// - `{"op":"repeats","users":[{…}]}`: users' repeated reports not yet folded into their
 ///   files, each as `LoggedRepeats` (idempotent to fold: a user's newest line is what counts).
+/// - `{"op":"fired","changes":[{…}],"events":[…]}`: what a scheduler pass did to users it
+///   fired from their schedules, each as a `FiredChange` (idempotent to apply), with the events
+///   it emitted; a snapshot logs the changes not yet in their files again, without events.
 enum LogEntry {
     case put(UserRecord, events: [(event: OutboxEvent, sinks: [String])], outcomes: [EpisodeOutcome] = [])
     case delete(UserID, outcome: EpisodeOutcome? = nil)
@@ -20,6 +23,7 @@ enum LogEntry {
     case dead(DeadLetterRecord)
     case replay(eventID: String, sink: String)
     case repeats([LoggedRepeats])
+    case fired([FiredChange], events: [(event: OutboxEvent, sinks: [String])])
 
     var line: [UInt8] {
         if case .put(let record, let events, let outcomes) = self {
@@ -27,6 +31,9 @@ enum LogEntry {
         }
         var writer = JSONWriter(reservingCapacity: 256)
         if case .repeats(let users) = self { writer = JSONWriter(reservingCapacity: 64 + 256 * users.count) }
+        if case .fired(let changes, let events) = self {
+            writer = JSONWriter(reservingCapacity: 64 + 192 * changes.count + 512 * events.count)
+        }
         writer.beginObject()
         switch self {
         case .put:
@@ -56,6 +63,13 @@ enum LogEntry {
             writer.beginArray()
             for user in users { user.write(to: &writer) }
             writer.endArray()
+        case .fired(let changes, let events):
+            writer.member("op", "fired")
+            writer.key("changes")
+            writer.beginArray()
+            for change in changes { change.write(to: &writer) }
+            writer.endArray()
+            Self.write(events, to: &writer)
         }
         writer.endObject()
         return writer.bytes
@@ -71,16 +85,7 @@ enum LogEntry {
         writer.member("op", "put")
         writer.key("record")
         writer.raw(recordJSON)
-        writer.key("events")
-        writer.beginArray()
-        for (event, sinks) in events {
-            writer.beginObject()
-            writer.member("sinks", strings: sinks)
-            writer.key("event")
-            writer.raw(event.bytes)
-            writer.endObject()
-        }
-        writer.endArray()
+        write(events, to: &writer)
         if !outcomes.isEmpty {
             writer.key("outcomes")
             writer.beginArray()
@@ -91,6 +96,34 @@ enum LogEntry {
         return writer.bytes
     }
 
+    /// `"events":[{"sinks":[…],"event":{…}}]`
+    private static func write(_ events: [(event: OutboxEvent, sinks: [String])], to writer: inout JSONWriter) {
+        writer.key("events")
+        writer.beginArray()
+        for (event, sinks) in events {
+            writer.beginObject()
+            writer.member("sinks", strings: sinks)
+            writer.key("event")
+            writer.raw(event.bytes)
+            writer.endObject()
+        }
+        writer.endArray()
+    }
+
+    /// What `write(_:to:)` wrote; nil when anything in it is not valid.
+    private static func events(_ value: JSONValue?) -> [(event: OutboxEvent, sinks: [String])]? {
+        guard case .array(let eventValues)? = value else { return nil }
+        var events: [(OutboxEvent, [String])] = []
+        for value in eventValues {
+            guard case .object(let entry) = value, case .array(let sinkValues)? = entry["sinks"],
+                let eventValue = entry["event"],
+                let event = try? OutboxEvent(bytes: Array(eventValue.serialized.utf8))
+            else { return nil }
+            events.append((event, sinkValues.compactMap { if case .string(let name) = $0 { name } else { nil } }))
+        }
+        return events
+    }
+
     /// Decodes a line; nil for anything that is not a whole, valid entry (a torn tail).
     init?(line: ArraySlice<UInt8>) {
         guard case .object(let object)? = try? JSONParser.parse(line), case .string(let op)? = object["op"] else {
@@ -99,17 +132,8 @@ enum LogEntry {
         switch op {
         case "put":
             guard case .object(let recordObject)? = object["record"],
-                let record = try? UserRecord(object: recordObject),
-                case .array(let eventValues)? = object["events"]
+                let record = try? UserRecord(object: recordObject), let events = Self.events(object["events"])
             else { return nil }
-            var events: [(OutboxEvent, [String])] = []
-            for value in eventValues {
-                guard case .object(let entry) = value, case .array(let sinkValues)? = entry["sinks"],
-                    let eventValue = entry["event"],
-                    let event = try? OutboxEvent(bytes: Array(eventValue.serialized.utf8))
-                else { return nil }
-                events.append((event, sinkValues.compactMap { if case .string(let name) = $0 { name } else { nil } }))
-            }
             var outcomes: [EpisodeOutcome] = []
             if case .array(let values)? = object["outcomes"] {
                 for value in values {
@@ -145,6 +169,19 @@ enum LogEntry {
                 users.append(decoded)
             }
             self = .repeats(users)
+        case "fired":
+            guard case .array(let values)? = object["changes"], let events = Self.events(object["events"]) else {
+                return nil
+            }
+            var changes: [FiredChange] = []
+            changes.reserveCapacity(values.count)
+            for value in values {
+                guard case .object(let change) = value, let decoded = try? FiredChange(object: change) else {
+                    return nil
+                }
+                changes.append(decoded)
+            }
+            self = .fired(changes, events: events)
         default:
             return nil
         }

@@ -28,6 +28,9 @@ struct RecordCache {
 
     var dirtyCount: Int { dirty.count }
 
+    /// Whether the user's record in memory is newer than their file.
+    func isDirty(_ userID: UserID) -> Bool { dirty[userID] != nil }
+
     /// A record as read from its file: clean, evictable.
     mutating func adopt(_ record: UserRecord) {
         records[record.userID] = record

@@ -25,6 +25,9 @@ enum Recovery {
         var outcomes: [EpisodeOutcome] = []
         /// Each user's newest logged repeats with no change after them, until they are folded.
         var repeats: [UserID: LoggedRepeats] = [:]
+        /// Fired changes the log holds, per user in log order: applied to the rows (and to the
+        /// records above), and pending for the files (`PendingFires`).
+        var fires: [UserID: [FiredChange]] = [:]
     }
 
     static func run(
@@ -77,11 +80,13 @@ enum Recovery {
             }
             for record in records { recovered.schedules[record.userID] = record.schedule }
             notice(.scannedAllFiles(users: records.count))
-        } else if let snapshot {
+        } else if let segment = snapshot?.segment {
             recovered.summary.fromSnapshot = true
-            firstSegment = snapshot.segment
-            recovered.schedules.reserveCapacity(snapshot.schedules.count)
-            for schedule in snapshot.schedules { recovered.schedules[schedule.userID] = schedule }
+            firstSegment = segment
+            // Taken, not shared: a table still referenced here would be copied whole (tens of
+            // megabytes at a million users) by the replay's first change.
+            swap(&recovered.schedules, &snapshot!.table)
+            snapshot = nil
         } else {
             let records = try files.scan { path, reason in
                 notice(.quarantined(path: path, movedTo: path, reason: reason))
@@ -126,6 +131,7 @@ enum Recovery {
             recovered.schedules[userID] = nil
             recovered.records[userID] = nil
             recovered.repeats[userID] = nil
+            recovered.fires[userID] = nil
             // The logged delete covers a crash before the unlink: unlink again.
             try? files.remove(userID)
         case .ack(let eventID, let sink):
@@ -140,6 +146,16 @@ enum Recovery {
             for user in users where recovered.schedules[user.userID] != nil {
                 recovered.repeats[user.userID] = user
             }
+        case .fired(let changes, let events):
+            for change in changes {
+                guard var schedule = recovered.schedules[change.userID] else { continue }
+                // Idempotent: the snapshot's row or the replayed record may hold it already.
+                schedule.apply(change)
+                recovered.schedules[change.userID] = schedule
+                recovered.records[change.userID]?.apply(change)
+                recovered.fires[change.userID, default: []].append(change)
+            }
+            for (event, sinks) in events { recovered.outbox.enqueue(event, sinks: sinks) }
         }
     }
 
@@ -163,8 +179,11 @@ enum Recovery {
                 case .quarantined(let movedTo, let reason):
                     notice(.quarantined(path: files.path(for: userID), movedTo: movedTo, reason: reason))
                     recovered.schedules[userID] = nil
+                    recovered.fires[userID] = nil
                     continue
                 }
+                // The record now in memory must carry what was fired from the row meanwhile.
+                for change in recovered.fires[userID] ?? [] { record.apply(change) }
             }
             record.fold(logged)
             recovered.records[userID] = record

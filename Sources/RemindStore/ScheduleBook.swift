@@ -26,7 +26,7 @@ struct ScheduleBook {
         case none
     }
 
-    init(table: ScheduleTable, policy: ReminderPolicy, daemonStartedAt: Date) {
+    init(table: consuming ScheduleTable, policy: ReminderPolicy, daemonStartedAt: Date) {
         self.table = table
         self.policy = policy
         self.daemonStartedAt = daemonStartedAt

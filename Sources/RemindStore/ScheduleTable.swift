@@ -2,15 +2,16 @@ import Foundation
 import RemindCore
 
 /// Every user's `UserSchedule`, packed: what the daemon keeps in memory for each of a million
-/// users, so its size is the daemon's size (`make bench` W3, goal ≤ 300 B per user).
+/// users, so its size is the daemon's size (`make bench` W3, goal ≤ 200 B per user).
 ///
 /// A `[UserID: UserSchedule]` costs about 260 B per user at a million: the dictionary keeps
 /// 1.5–2 buckets per entry and each bucket holds the 16-byte key beside a 120-byte value with
 /// its optionals' padding. Here the dictionary maps an ID to a 4-byte row number, and the rows
-/// are 66-byte `Row`s (72 with alignment, the next wake-up included) in one array: dates as their exact `Double` (NaN for none), the time
-/// zone as a number in a table of the zones seen, the small fields in bytes. A schedule read
-/// back is equal to the one stored.
-struct ScheduleTable {
+/// are 70-byte `Row`s (72 with alignment, the next wake-up included) in one array: dates as
+/// their exact `Double` (NaN for none), the time zone, the experiment group and the locale as
+/// numbers in tables of those seen, the small fields in bytes. A schedule read back is equal
+/// to the one stored.
+struct ScheduleTable: Sendable {
     private struct Row {
         var userID: UserID
         var episodeStartedAt: Double
@@ -35,21 +36,27 @@ struct ScheduleTable {
         var group: UInt8
         /// The open episode's opening reason: 0 none, else 1 + its index in `PermissionErrorType`.
         var reason: UInt8
+        /// The device's locale: 0 none, `overflowed` for one kept in `overflow`, else 1 + the
+        /// index in `locales`. (In what was padding: the row stays 72 bytes.)
+        var locale: UInt16 = 0
     }
 
     private var rows: [Row] = []
     private var rowOf: [UserID: UInt32] = [:]
     /// Rows of deleted users, reused before the array grows.
     private var freeRows: [UInt32] = []
-    private var zones: [String] = []
-    private var zoneNumbers: [String: UInt16] = [:]
+    /// Time zones seen (IANA knows a few hundred; a report's zone is validated).
+    private var zones = InternedStrings<UInt16>(capacity: Int(UInt16.max) - 1)
     /// Experiment groups seen: `default`, `holdout` and the variants' names (at most 64 each
     /// configuration; names of removed variants stay while their episodes are open).
-    private var groups: [String] = []
-    private var groupNumbers: [String: UInt8] = [:]
-    /// The zone and group `pack` found last.
-    private var lastZone: (String, UInt16)?
-    private var lastGroup: (String, UInt8)?
+    private var groups = InternedStrings<UInt8>(capacity: Int(UInt8.max) - 1)
+    /// Locales seen. A report's locale is any BCP 47-shaped tag, so a client could send
+    /// thousands: past the table's capacity, a row keeps its locale and group in `overflow`.
+    private var locales = InternedStrings<UInt16>(capacity: Int(UInt16.max) - 1)
+    private static let overflowedLocale = UInt16.max
+    private static let overflowedGroup = UInt8.max
+    /// The locale and group of rows whose value did not fit the tables (normally none).
+    private var overflow: [UserID: (locale: String?, group: String?)] = [:]
 
     init() {}
 
@@ -66,6 +73,7 @@ struct ScheduleTable {
             guard let newValue else {
                 if let row = rowOf.removeValue(forKey: userID) {
                     freeRows.append(row)
+                    if !overflow.isEmpty { overflow[userID] = nil }
                     // Drop the ID's storage (a long ID is on the heap).
                     rows[Int(row)].userID = Self.placeholder
                 }
@@ -190,59 +198,104 @@ struct ScheduleTable {
     }
 
     private mutating func pack(_ schedule: UserSchedule) -> Row {
-        var zone: UInt16 = 0
-        if let name = schedule.timeZone {
-            // Most users share a few zones: comparing with the last one is cheaper than hashing
-            // (the zone lookup was 8 % of start-up at a million users).
-            if let (last, number) = lastZone, last == name {
-                zone = number
-            } else if let known = zoneNumbers[name] {
-                zone = known
-                lastZone = (name, known)
-            } else {
-                // IANA knows a few hundred zones; a report's zone is validated before it gets here.
-                precondition(zones.count < Int(UInt16.max) - 1, "too many time zones")
-                zones.append(name)
-                zone = UInt16(zones.count)
-                zoneNumbers[name] = zone
-            }
-        }
-        var group: UInt8 = 0
-        if let name = schedule.episodeGroup {
-            if let (last, number) = lastGroup, last == name {
-                group = number
-            } else if let known = groupNumbers[name] {
-                group = known
-                lastGroup = (name, known)
-            } else if groups.count < Int(UInt8.max) {
-                groups.append(name)
-                group = UInt8(groups.count)
-                groupNumbers[name] = group
-            }
-        }
-        let reason = schedule.episodeReason.flatMap { PermissionErrorType.allCases.firstIndex(of: $0) }
-        return Row(
+        var row = Row(
             userID: schedule.userID, episodeStartedAt: Self.bits(schedule.episodeStartedAt),
             lastDeliveredAt: Self.bits(schedule.lastDeliveredAt),
             lastReportAt: schedule.lastReportAt.timeIntervalSinceReferenceDate,
             lastHeartbeatAt: Self.bits(schedule.lastHeartbeatAt),
-            deliveredCount: Int32(clamping: schedule.deliveredCount), zone: zone,
+            deliveredCount: Int32(clamping: schedule.deliveredCount),
+            zone: schedule.timeZone.map { zoneNumber($0) } ?? 0,
             errors: schedule.errors.rawValue, conditions: schedule.conditions.rawValue,
-            flags: (schedule.notificationsDeliverable ? 1 : 0) | (schedule.isSuppressed ? 2 : 0), group: group,
-            reason: reason.map { UInt8($0 + 1) } ?? 0)
+            flags: (schedule.notificationsDeliverable ? 1 : 0) | (schedule.isSuppressed ? 2 : 0),
+            group: schedule.episodeGroup.map { groups.number($0) ?? Self.overflowedGroup } ?? 0,
+            reason: schedule.episodeReason.map(Self.reasonNumber) ?? 0,
+            locale: schedule.locale.map { locales.number($0) ?? Self.overflowedLocale } ?? 0)
+        keepOverflow(of: row, locale: schedule.locale, group: schedule.episodeGroup)
+        return row
+    }
+
+    private mutating func zoneNumber(_ name: String) -> UInt16 {
+        guard let number = zones.number(name) else { preconditionFailure("too many time zones") }
+        return number
+    }
+
+    /// Packs a row straight from a snapshot's user line, its strings still UTF-8 bytes: no
+    /// `UserSchedule` and no `String` per field but the ID (building those for each of a million
+    /// lines was half of start-up in `make bench` W4). Dates are as `bits` stores them.
+    mutating func load(
+        _ userID: UserID, errors: UInt8, conditions: UInt8, deliverable: Bool, suppressed: Bool,
+        zone: Slice<UnsafeBufferPointer<UInt8>>?, episodeStartedAt: Double, deliveredCount: Int32,
+        lastDeliveredAt: Double, lastReportAt: Double, lastHeartbeatAt: Double,
+        group: Slice<UnsafeBufferPointer<UInt8>>?, reason: PermissionErrorType?,
+        locale: Slice<UnsafeBufferPointer<UInt8>>?
+    ) {
+        var zoneNumber: UInt16 = 0
+        if let zone {
+            guard let number = zones.number(utf8: zone) else { preconditionFailure("too many time zones") }
+            zoneNumber = number
+        }
+        let row = Row(
+            userID: userID, episodeStartedAt: episodeStartedAt, lastDeliveredAt: lastDeliveredAt,
+            lastReportAt: lastReportAt, lastHeartbeatAt: lastHeartbeatAt, deliveredCount: deliveredCount,
+            zone: zoneNumber, errors: errors, conditions: conditions,
+            flags: (deliverable ? 1 : 0) | (suppressed ? 2 : 0),
+            group: group.map { groups.number(utf8: $0) ?? Self.overflowedGroup } ?? 0,
+            reason: reason.map(Self.reasonNumber) ?? 0,
+            locale: locale.map { locales.number(utf8: $0) ?? Self.overflowedLocale } ?? 0)
+        keepOverflow(
+            of: row, locale: locale.map { String(decoding: $0, as: UTF8.self) },
+            group: group.map { String(decoding: $0, as: UTF8.self) })
+        if let index = rowOf[userID] {
+            rows[Int(index)] = row
+        } else {
+            insert(row, for: userID)
+        }
+    }
+
+    private static func reasonNumber(_ reason: PermissionErrorType) -> UInt8 {
+        UInt8(PermissionErrorType.allCases.firstIndex(of: reason)! + 1)
+    }
+
+    /// Keeps the locale and group of a row whose values did not fit the tables; forgets those of
+    /// a row whose values now do.
+    private mutating func keepOverflow(
+        of row: Row, locale: @autoclosure () -> String?, group: @autoclosure () -> String?
+    ) {
+        if row.locale == Self.overflowedLocale || row.group == Self.overflowedGroup {
+            overflow[row.userID] = (locale(), group())
+        } else if !overflow.isEmpty {
+            overflow[row.userID] = nil
+        }
     }
 
     private func schedule(_ row: Row) -> UserSchedule {
         UserSchedule(
             userID: row.userID, errors: PermissionErrorSet(rawValue: row.errors),
             conditions: ServiceConditions(rawValue: row.conditions),
-            notificationsDeliverable: row.flags & 1 != 0, timeZone: row.zone == 0 ? nil : zones[Int(row.zone) - 1],
+            notificationsDeliverable: row.flags & 1 != 0, timeZone: row.zone == 0 ? nil : zones[row.zone],
             episodeStartedAt: Self.date(row.episodeStartedAt), deliveredCount: Int(row.deliveredCount),
             lastDeliveredAt: Self.date(row.lastDeliveredAt),
             isSuppressed: row.flags & 2 != 0, lastReportAt: Date(timeIntervalSinceReferenceDate: row.lastReportAt),
             lastHeartbeatAt: Self.date(row.lastHeartbeatAt),
-            episodeGroup: row.group == 0 ? nil : groups[Int(row.group) - 1],
-            episodeReason: row.reason == 0 ? nil : PermissionErrorType.allCases[Int(row.reason) - 1])
+            episodeGroup: group(row),
+            episodeReason: row.reason == 0 ? nil : PermissionErrorType.allCases[Int(row.reason) - 1],
+            locale: locale(row))
+    }
+
+    private func group(_ row: Row) -> String? {
+        switch row.group {
+        case 0: nil
+        case Self.overflowedGroup: overflow[row.userID]?.group
+        default: groups[row.group]
+        }
+    }
+
+    private func locale(_ row: Row) -> String? {
+        switch row.locale {
+        case 0: nil
+        case Self.overflowedLocale: overflow[row.userID]?.locale
+        default: locales[row.locale]
+        }
     }
 
     /// Calls `body` with every open episode's start, group and reason, without building the
@@ -253,7 +306,7 @@ struct ScheduleTable {
             guard !packed.episodeStartedAt.isNaN else { continue }
             body(
                 Date(timeIntervalSinceReferenceDate: packed.episodeStartedAt),
-                packed.group == 0 ? Experiment.defaultGroup : groups[Int(packed.group) - 1],
+                group(packed) ?? Experiment.defaultGroup,
                 packed.reason == 0 ? nil : PermissionErrorType.allCases[Int(packed.reason) - 1])
         }
     }

@@ -16,8 +16,8 @@ import RemindCore
 ///
 /// Tab-separated lines, because they parse several times faster than JSON objects:
 ///
-///     remindd-snapshot	4	<first log segment to replay>
-///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>	<episode group|->	<episode reason|->
+///     remindd-snapshot	5	<first log segment to replay>
+///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>	<episode group|->	<episode reason|->	<locale|->
 ///     E	<sink,sink>	<event JSON>
 ///     X	<dead letter JSON>
 ///     END	<lines>	<checksum of every byte before this line>
@@ -25,8 +25,8 @@ import RemindCore
 /// The END line proves the file complete and its checksum that nothing in it changed since
 /// (format 1, from before the checksum, is still read). `errors` and `conditions` are the
 /// bit sets `PermissionErrorSet` and `ServiceConditions` in decimal. Formats 1 and 2 kept a
-/// reason instead and no conditions, format 3 no episode group: their user lines are not read
-/// (`schedulesOutdated`), and
+/// reason instead and no conditions, format 3 no episode group, format 4 no locale: their user
+/// lines are not read (`schedulesOutdated`), and
 /// start-up reads the user files once instead. The files are replaced whole, so a
 /// file that fails either check is damaged, not half-written: start-up quarantines it and says
 /// so (`SnapshotDamage`).
@@ -34,9 +34,14 @@ struct Snapshot {
     static let fileName = "snapshot.tsv"
     static let outboxFileName = "outbox.tsv"
     static let header = "remindd-snapshot"
+    /// The format written; user lines of any other are not read.
+    static let format = "5"
 
     var segment: UInt64
+    /// The schedules to write (empty when read: a file's user lines go into `table`).
     var schedules: [UserSchedule]
+    /// The schedules read.
+    var table = ScheduleTable()
     var events: [(event: OutboxEvent, sinks: [String])]
     var deadLetters: [DeadLetterRecord] = []
     /// The file is of a format whose user lines lack what the schedules need now.
@@ -56,7 +61,7 @@ struct Snapshot {
             bytes.append(contentsOf: checksum)
             bytes.append(UInt8(ascii: "\n"))
         }
-        append("\(Self.header)\t4\t\(segment)\n")
+        append("\(Self.header)\t\(Self.format)\t\(segment)\n")
         for schedule in schedules {
             append("U\t")
             append(schedule.userID.rawValue)
@@ -67,13 +72,15 @@ struct Snapshot {
             append("\(millis(schedule.lastReportAt))\t\(millis(schedule.lastHeartbeatAt))\t")
             append("\(schedule.conditions.rawValue)\t")
             append(schedule.episodeGroup ?? "-")
-            append("\t\(schedule.episodeReason?.rawValue ?? "-")\n")
+            append("\t\(schedule.episodeReason?.rawValue ?? "-")\t")
+            append(schedule.locale ?? "-")
+            append("\n")
         }
         end(schedules.count)
         let scheduleBytes = bytes
         bytes = []
         bytes.reserveCapacity(64 + events.count * 400)
-        append("\(Self.header)\t4\t\(segment)\n")
+        append("\(Self.header)\t\(Self.format)\t\(segment)\n")
         // Event lines carry a checksum each as well, so that from a damaged file the lines
         // that are still intact can be told from those that merely still decode.
         for (event, sinks) in events {
@@ -88,17 +95,34 @@ struct Snapshot {
         return (scheduleBytes, bytes)
     }
 
-    /// Decodes either file; throws what is wrong with a damaged one.
+    /// Decodes either file; throws what is wrong with a damaged one. User lines go straight
+    /// into `table`.
     init(bytes: [UInt8]) throws(SnapshotDamage) {
-        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        if lines.last?.isEmpty == true { lines.removeLast() }
-        guard let first = lines.first, let last = lines.last else { throw SnapshotDamage("the file is empty") }
+        // Line boundaries first, as ranges (splitting a million lines into slices of the array
+        // paid a reference count per line), then the END line, whose checksum covers the rest.
+        var lines: [Range<Int>] = []
+        bytes.withUnsafeBufferPointer { (buffer: UnsafeBufferPointer<UInt8>) -> Void in
+            guard let base = buffer.baseAddress else { return }
+            var start = 0
+            while start < buffer.count {
+                var end = buffer.count
+                if let found = memchr(base + start, Int32(UInt8(ascii: "\n")), buffer.count - start) {
+                    end = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+                }
+                lines.append(start..<end)
+                start = end + 1
+            }
+        }
+        guard let first = lines.first.map({ bytes[$0] }), let lastRange = lines.last else {
+            throw SnapshotDamage("the file is empty")
+        }
+        let last = bytes[lastRange]
         let headerFields = first.split(separator: UInt8(ascii: "\t"))
         guard headerFields.count == 3, String(decoding: headerFields[0], as: UTF8.self) == Self.header,
             let segment = UInt64(String(decoding: headerFields[2], as: UTF8.self))
         else { throw SnapshotDamage("the first line is not a snapshot header") }
         let version = String(decoding: headerFields[1], as: UTF8.self)
-        guard ["1", "2", "3", "4"].contains(version) else {
+        guard ["1", "2", "3", "4", "5"].contains(version) else {
             throw SnapshotDamage("unknown format \(version)")
         }
         let endFields = last.split(separator: UInt8(ascii: "\t"))
@@ -107,7 +131,7 @@ struct Snapshot {
         else { throw SnapshotDamage("the END line is missing or malformed") }
         // The checksum first: it names any damage, including damage that merges or splits lines.
         if version != "1" {
-            let computed = Checksum.of(bytes[..<last.startIndex])
+            let computed = Checksum.of(bytes[..<lastRange.lowerBound])
             guard Checksum.parse(endFields[2]) == computed else {
                 throw SnapshotDamage("checksum mismatch (the file changed after it was written)")
             }
@@ -115,55 +139,28 @@ struct Snapshot {
         guard lines.count == count + 2 else {
             throw SnapshotDamage("the END line counts \(count) lines, the file has \(lines.count - 2)")
         }
-
-        func millis(_ field: ArraySlice<UInt8>) -> Date?? {
-            if field.count == 1 && field.first == UInt8(ascii: "-") { return .some(nil) }
-            var value: Int64 = 0
-            var negative = false
-            for (offset, byte) in field.enumerated() {
-                if offset == 0 && byte == UInt8(ascii: "-") {
-                    negative = true
-                    continue
-                }
-                guard byte >= 48 && byte <= 57 else { return nil }
-                value = value * 10 + Int64(byte - 48)
-            }
-            return .some(Date(timeIntervalSince1970: Double(negative ? -value : value) / 1000))
-        }
-        var schedules: [UserSchedule] = []
-        schedules.reserveCapacity(count)
+        var table = ScheduleTable()
+        table.reserveCapacity(count)
         var events: [(OutboxEvent, [String])] = []
         var deadLetters: [DeadLetterRecord] = []
         var schedulesOutdated = false
-        for sealed in lines.dropFirst().dropLast() {
-            guard let line = version == "1" || sealed.first == UInt8(ascii: "U") ? sealed : Checksum.verified(sealed)
-            else { throw SnapshotDamage("an event line fails its checksum") }
-            let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
-            if fields.first?.elementsEqual("U".utf8) == true && version != "4" {
-                schedulesOutdated = true
-            } else if fields.first?.elementsEqual("U".utf8) == true {
-                guard fields.count == 14, let userID = try? UserID(String(decoding: fields[1], as: UTF8.self)),
-                    let start = millis(fields[5]), let count = Int(String(decoding: fields[6], as: UTF8.self)),
-                    let lastDelivery = millis(fields[7]), let lastReport = millis(fields[9]),
-                    let lastReportAt = lastReport, let heartbeat = millis(fields[10]),
-                    let errors = UInt8(String(decoding: fields[2], as: UTF8.self)),
-                    let conditions = UInt8(String(decoding: fields[11], as: UTF8.self))
-                else { throw SnapshotDamage("a user line is malformed") }
-                let zone = String(decoding: fields[4], as: UTF8.self)
-                let group = String(decoding: fields[12], as: UTF8.self)
-                let reason = PermissionErrorType(rawValue: String(decoding: fields[13], as: UTF8.self))
-                schedules.append(
-                    UserSchedule(
-                        userID: userID,
-                        errors: PermissionErrorSet(rawValue: errors),
-                        conditions: ServiceConditions(rawValue: conditions),
-                        notificationsDeliverable: fields[3].first == UInt8(ascii: "1"),
-                        timeZone: zone == "-" ? nil : zone,
-                        episodeStartedAt: start, deliveredCount: count, lastDeliveredAt: lastDelivery,
-                        isSuppressed: fields[8].first == UInt8(ascii: "1"), lastReportAt: lastReportAt,
-                        lastHeartbeatAt: heartbeat, episodeGroup: group == "-" ? nil : group, episodeReason: reason))
-            } else {
-                switch Self.outboxLine(fields) {
+        try bytes.withUnsafeBufferPointer { buffer throws(SnapshotDamage) in
+            var fields: [Range<Int>] = []
+            fields.reserveCapacity(16)
+            for range in lines.dropFirst().dropLast() {
+                if buffer[range.lowerBound] == UInt8(ascii: "U") {
+                    if version == Self.format {
+                        try Self.readUser(buffer, range, fields: &fields, into: &table)
+                    } else {
+                        schedulesOutdated = true
+                    }
+                    continue
+                }
+                let sealed = bytes[range]
+                guard let line = version == "1" ? sealed : Checksum.verified(sealed) else {
+                    throw SnapshotDamage("an event line fails its checksum")
+                }
+                switch Self.outboxLine(line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)) {
                 case .event(let event, let sinks): events.append((event, sinks))
                 case .deadLetter(let letter): deadLetters.append(letter)
                 case nil: throw SnapshotDamage("a line is malformed")
@@ -171,10 +168,77 @@ struct Snapshot {
             }
         }
         self.segment = segment
-        self.schedules = schedules
+        self.schedules = []
+        self.table = table
         self.events = events
         self.deadLetters = deadLetters
         self.schedulesOutdated = schedulesOutdated
+    }
+
+    /// Reads a `U` line of the current format into the table.
+    private static func readUser(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ line: Range<Int>, fields: inout [Range<Int>],
+        into table: inout ScheduleTable
+    ) throws(SnapshotDamage) {
+        fields.removeAll(keepingCapacity: true)
+        var start = line.lowerBound
+        for index in line where buffer[index] == UInt8(ascii: "\t") {
+            fields.append(start..<index)
+            start = index + 1
+        }
+        fields.append(start..<line.upperBound)
+        let malformed = SnapshotDamage("a user line is malformed")
+        guard fields.count == 15 else { throw malformed }
+        func field(_ index: Int) -> Slice<UnsafeBufferPointer<UInt8>> { buffer[fields[index]] }
+        func optional(_ index: Int) -> Slice<UnsafeBufferPointer<UInt8>>? {
+            let value = field(index)
+            return value.count == 1 && value.first == UInt8(ascii: "-") ? nil : value
+        }
+        /// Milliseconds since 1970 as `ScheduleTable` keeps a date (NaN for `-`); nil if malformed.
+        func millis(_ index: Int) -> Double? {
+            guard let value = optional(index) else { return .nan }
+            var number: Int64 = 0
+            var negative = false
+            for (offset, byte) in value.enumerated() {
+                if offset == 0 && byte == UInt8(ascii: "-") {
+                    negative = true
+                    continue
+                }
+                guard byte >= 48 && byte <= 57, number < Int64.max / 10 else { return nil }
+                number = number * 10 + Int64(byte - 48)
+            }
+            // Exactly the instant `encoded` wrote, as `Date` computes it.
+            return Date(timeIntervalSince1970: Double(negative ? -number : number) / 1000)
+                .timeIntervalSinceReferenceDate
+        }
+        func small(_ index: Int) -> Int? {
+            let value = field(index)
+            guard !value.isEmpty, value.count <= 9 else { return nil }
+            var number = 0
+            for byte in value {
+                guard byte >= 48 && byte <= 57 else { return nil }
+                number = number * 10 + Int(byte - 48)
+            }
+            return number
+        }
+        guard let userID = try? UserID(String(decoding: field(1), as: UTF8.self)),
+            let errors = small(2).flatMap(UInt8.init(exactly:)),
+            let conditions = small(11).flatMap(UInt8.init(exactly:)),
+            let delivered = small(6).flatMap(Int32.init(exactly:)),
+            let start = millis(5), let lastDelivery = millis(7), let lastReport = millis(9), !lastReport.isNaN,
+            let heartbeat = millis(10)
+        else { throw malformed }
+        var reason: PermissionErrorType?
+        if let name = optional(13) {
+            guard let known = PermissionErrorType.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name) })
+            else { throw malformed }
+            reason = known
+        }
+        table.load(
+            userID, errors: errors, conditions: conditions, deliverable: field(3).first == UInt8(ascii: "1"),
+            suppressed: field(8).first == UInt8(ascii: "1"), zone: optional(4), episodeStartedAt: start,
+            deliveredCount: delivered, lastDeliveredAt: lastDelivery, lastReportAt: lastReport,
+            lastHeartbeatAt: heartbeat, group: optional(12), reason: reason, locale: optional(14))
     }
 
     init(
@@ -210,6 +274,7 @@ extension Snapshot {
             bytes.starts(with: Array("\(Snapshot.header)\t2\t".utf8))
             || bytes.starts(with: Array("\(Snapshot.header)\t3\t".utf8))
             || bytes.starts(with: Array("\(Snapshot.header)\t4\t".utf8))
+            || bytes.starts(with: Array("\(Snapshot.header)\t5\t".utf8))
         for whole in bytes.split(separator: UInt8(ascii: "\n")) {
             if whole.starts(with: Snapshot.header.utf8) || whole.starts(with: "END\t".utf8) { continue }
             // In a file whose lines carry checksums, a line without a good one is not trusted

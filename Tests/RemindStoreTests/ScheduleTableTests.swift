@@ -40,6 +40,36 @@ struct ScheduleTableTests {
         #expect(Set(table.values.map(\.userID)) == [a.userID, c.userID])
     }
 
+    /// Locales (any BCP 47-shaped tag a client sends) and experiment groups past what the
+    /// tables number come back exactly too; a row rewritten with numbered values, or removed,
+    /// leaves nothing behind in the overflow.
+    @Test func localesAndGroupsPastTheTablesComeBackExactly() throws {
+        var table = ScheduleTable()
+        let started = Date(timeIntervalSince1970: 1_794_736_800.5)
+        var schedules: [UserSchedule] = []
+        for index in 0..<(Int(UInt16.max) + 10) {
+            var next = try schedule("l\(index)", zone: nil, started: started, errors: [.locationNotAuthorizedAlways])
+            next.locale = "x-\(index)"
+            next.episodeGroup = "g\(index % 300)"
+            table[next.userID] = next
+            schedules.append(next)
+        }
+        for expected in schedules.prefix(300) + schedules.suffix(300) { #expect(table[expected.userID] == expected) }
+        var last = try #require(schedules.last)
+        last.locale = "x-1"
+        last.episodeGroup = "g1"
+        table[last.userID] = last
+        #expect(table[last.userID] == last)
+        let removed = schedules[schedules.count - 2]
+        table[removed.userID] = nil
+        #expect(table[removed.userID] == nil)
+        table[removed.userID] = try schedule(removed.userID.rawValue, zone: nil, started: nil, errors: [])
+        #expect(table[removed.userID]?.locale == nil && table[removed.userID]?.episodeGroup == nil)
+        var open: [String: Int] = [:]
+        table.forEachOpenEpisode { _, group, _ in open[group, default: 0] += 1 }
+        #expect(open.count == 300 && open.values.reduce(0, +) == schedules.count - 1)
+    }
+
     /// The wake-ups kept in the table's rows and the heap over them give, after any mix of
     /// sets, direct wake-ups, removals (whose rows are reused) and passes, exactly what a
     /// plain dictionary of wake-ups gives: the soonest wake-up, and the due users in order.

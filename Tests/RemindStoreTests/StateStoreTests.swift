@@ -390,28 +390,32 @@ struct DamagedStateTests {
         await store.close()
     }
 
-    /// A snapshot of an older format (1, before the checksum; 2, before the service conditions)
-    /// is not refused: its user lines lack the conditions, so start-up reads the user files
-    /// instead, quarantines nothing, and the counts are right.
-    @Test(arguments: ["1", "2", "3"])
+    /// A snapshot of an older format (1, before the checksum; 2, before the service conditions;
+    /// 3, before the episode group; 4, before the locale) is not refused: its user lines lack
+    /// what the schedules need now, so start-up reads the user files instead, quarantines
+    /// nothing, and the counts and the locale are right.
+    @Test(arguments: ["1", "2", "3", "4"])
     func olderSnapshotFormatsFallBackToTheFiles(_ format: String) async throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
         _ = try await store.report(
-            PermissionReport(location: .whileInUse, observedAt: start, motion: .authorized), for: Fixtures.userID("a"),
-            receivedAt: start)
+            PermissionReport(location: .whileInUse, observedAt: start, locale: "de-CH", motion: .authorized),
+            for: Fixtures.userID("a"), receivedAt: start)
         await store.close()
         let path = fixture.directory + "/snapshot.tsv"
         var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-        lines[0] = lines[0].replacingOccurrences(of: "\t4\t", with: "\t\(format)\t")
-        // The user line as formats 1 and 2 wrote it (a reason, no conditions, no episode group
-        // and reason), or as format 3 did (no episode group and reason).
+        lines[0] = lines[0].replacingOccurrences(of: "\t\(Snapshot.format)\t", with: "\t\(format)\t")
+        // The user line as formats 1 and 2 wrote it (a reason, no conditions, no episode group,
+        // reason and locale), as format 3 did (no episode group, reason and locale), or as
+        // format 4 did (no locale).
         var user = lines[1].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        if format == "3" {
-            user.removeLast(2)
+        if format == "4" {
+            user.removeLast(1)
+        } else if format == "3" {
+            user.removeLast(3)
         } else {
             user[2] = "locationNotAuthorizedAlways"
-            user.removeLast(3)
+            user.removeLast(4)
         }
         lines[1] = user.joined(separator: "\t")
         if format == "1" {
@@ -425,6 +429,7 @@ struct DamagedStateTests {
         #expect(!reopened.summary.fromSnapshot)
         #expect(damaged(fixture.notices).isEmpty)
         #expect(try await reopened.record(Fixtures.userID("a"))?.permissions?.motion == .authorized)
+        #expect(await reopened.schedule(of: Fixtures.userID("a"))?.locale == "de-CH")
         let counted = await reopened.statistics().usersByConditions
         #expect(counted[ServiceConditions([.locationServices, .location, .precise, .motion])] == 1)
         await reopened.close()

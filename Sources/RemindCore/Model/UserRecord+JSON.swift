@@ -65,15 +65,7 @@ extension UserRecord {
             writer.member("reason", episode.reason?.rawValue)
             writer.key("deliveries")
             writer.beginArray()
-            for delivery in episode.deliveries {
-                writer.beginObject()
-                writer.member("id", delivery.id)
-                writer.member("sequence", delivery.sequence)
-                writer.member("dueAt", RFC3339.format(delivery.dueAt))
-                writer.member("deliveredAt", RFC3339.format(delivery.deliveredAt))
-                if delivery.heldOut { writer.member("heldOut", true) }
-                writer.endObject()
-            }
+            for delivery in episode.deliveries { Self.write(delivery, to: &writer) }
             writer.endArray()
             writer.endObject()
         }
@@ -217,15 +209,7 @@ extension UserRecord {
                 guard case .object(let deliveryObject) = deliveryElement else {
                     throw ValidationError(field: deliveryPath, reason: "must be an object")
                 }
-                var delivery = JSONObjectReader(deliveryObject, path: deliveryPath)
-                guard let id = try delivery.string("id"),
-                    let sequence = try delivery.integer("sequence", in: 1...Int64(Int32.max))
-                else { throw ValidationError(field: deliveryPath, reason: "needs id and sequence") }
-                deliveries.append(
-                    Delivery(
-                        id: id, sequence: Int(sequence), dueAt: try Self.requiredDate(&delivery, "dueAt"),
-                        deliveredAt: try Self.requiredDate(&delivery, "deliveredAt"),
-                        heldOut: try delivery.bool("heldOut") ?? false))
+                deliveries.append(try Self.readDelivery(deliveryObject, path: deliveryPath))
             }
             episodes.append(
                 Episode(
@@ -256,6 +240,28 @@ extension UserRecord {
             notifications: try reader.enumeration("notifications", NotificationAuthorization.self) ?? .unknown,
             timeZone: try reader.string("timeZone"),
             motion: try reader.enumeration("motion", MotionAuthorization.self) ?? .unknown)
+    }
+
+    /// A delivery as the user file (and a logged `FiredChange`) writes it.
+    static func write(_ delivery: Delivery, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("id", delivery.id)
+        writer.member("sequence", delivery.sequence)
+        writer.member("dueAt", RFC3339.format(delivery.dueAt))
+        writer.member("deliveredAt", RFC3339.format(delivery.deliveredAt))
+        if delivery.heldOut { writer.member("heldOut", true) }
+        writer.endObject()
+    }
+
+    static func readDelivery(_ object: JSONObject, path: String) throws(ValidationError) -> Delivery {
+        var delivery = JSONObjectReader(object, path: path)
+        guard let id = try delivery.string("id"),
+            let sequence = try delivery.integer("sequence", in: 1...Int64(Int32.max))
+        else { throw ValidationError(field: path, reason: "needs id and sequence") }
+        return Delivery(
+            id: id, sequence: Int(sequence), dueAt: try Self.requiredDate(&delivery, "dueAt"),
+            deliveredAt: try Self.requiredDate(&delivery, "deliveredAt"),
+            heldOut: try delivery.bool("heldOut") ?? false)
     }
 
     static func optionalDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date? {

@@ -1,10 +1,12 @@
 import Foundation
 
-/// The part of a user's record that decides when the scheduler must next look at them.
+/// The part of a user's record that decides when the scheduler must next look at them, and
+/// what it must send then.
 ///
 /// remindd keeps one of these in memory for every user (the user files are read on demand),
 /// and the start-up snapshot stores exactly this, so it is small: no history, one date per
-/// fact the policy's timing rules read.
+/// fact the policy's timing rules read. It holds everything `ReminderPolicy.fire` needs, so a
+/// due reminder is built without reading the user's file (issue 17).
 public struct UserSchedule: Sendable, Equatable {
     public var userID: UserID
     /// The current errors: the policy takes a reminder's reason from them (the first that
@@ -25,13 +27,16 @@ public struct UserSchedule: Sendable, Equatable {
     /// episodes by, without reading user files (DESIGN §5).
     public var episodeGroup: String?
     public var episodeReason: PermissionErrorType?
+    /// The device's locale: the language a reminder fired from the schedule alone is worded in.
+    public var locale: String?
 
     public init(
         userID: UserID, errors: PermissionErrorSet, conditions: ServiceConditions = ServiceConditions(rawValue: 0),
         notificationsDeliverable: Bool, timeZone: String?, episodeStartedAt: Date?, deliveredCount: Int,
         lastDeliveredAt: Date?, isSuppressed: Bool, lastReportAt: Date, lastHeartbeatAt: Date?,
-        episodeGroup: String? = nil, episodeReason: PermissionErrorType? = nil
+        episodeGroup: String? = nil, episodeReason: PermissionErrorType? = nil, locale: String? = nil
     ) {
+        self.locale = locale
         self.episodeGroup = episodeGroup
         self.episodeReason = episodeReason
         self.userID = userID
@@ -65,6 +70,7 @@ extension UserRecord {
             lastReportAt: lastReportAt,
             lastHeartbeatAt: lastHeartbeatAt,
             episodeGroup: open?.group,
-            episodeReason: open?.reason)
+            episodeReason: open?.reason,
+            locale: device.locale)
     }
 }

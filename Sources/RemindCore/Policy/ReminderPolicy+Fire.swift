@@ -14,6 +14,21 @@ public struct FireOutcome: Sendable, Equatable {
     public var changed: Bool { !events.isEmpty || suppressed || heldOut }
 }
 
+/// What firing a user's schedule gives: the events and the delta on their record.
+public struct ScheduleFire: Sendable, Equatable {
+    /// Events to send: a reminder, a heartbeat, or both.
+    public var events: [SinkEvent]
+    /// What to record: the delivery (sent or held out), the suppression, the heartbeat.
+    public var change: FiredChange
+    /// A due reminder was suppressed because notifications are off (recorded once).
+    public var suppressed: Bool
+    /// A due reminder of a holdout episode was recorded instead of sent.
+    public var heldOut: Bool
+
+    /// Whether the record changes and must be stored.
+    public var changed: Bool { !change.isEmpty }
+}
+
 extension ReminderPolicy {
     /// Acts on everything due for this user at `now`: delivers the reminder (or records its
     /// suppression once when notifications are off) and sends a heartbeat after a silence.
@@ -21,68 +36,74 @@ extension ReminderPolicy {
     /// Calling it again at the same `now` does nothing more: deliveries and suppressions are
     /// recorded in the returned record.
     public func fire(_ record: UserRecord, now: Date, daemonStartedAt: Date?) -> FireOutcome {
-        let now = now.millisecondPrecision
+        let fired = fire(record.schedule, now: now, daemonStartedAt: daemonStartedAt)
         var record = record
+        record.apply(fired.change)
+        return FireOutcome(record: record, events: fired.events, suppressed: fired.suppressed, heldOut: fired.heldOut)
+    }
+
+    /// The same from the user's schedule alone (which is all it reads): what lets the files
+    /// backend fire a due user without reading their file. Applying the returned change to the
+    /// schedule (or the record it came from) makes a second call at the same `now` do nothing.
+    public func fire(_ schedule: UserSchedule, now: Date, daemonStartedAt: Date?) -> ScheduleFire {
+        let now = now.millisecondPrecision
+        var change = FiredChange(userID: schedule.userID)
         var events: [SinkEvent] = []
         var suppressed = false
         var heldOut = false
 
-        if let wake = reminderWakeAt(record, daemonStartedAt: daemonStartedAt), wake <= now,
-            let due = reminderDueAt(record)?.millisecondPrecision, let permissions = record.permissions,
-            let reason = reason(permissions), var episode = record.openEpisode
+        if let wake = reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt), wake <= now,
+            let due = reminderDueAt(schedule)?.millisecondPrecision, let reason = reason(schedule.errors),
+            let startedAt = schedule.episodeStartedAt
         {
-            if permissions.notifications.isDeliverable, episode.group == Experiment.holdoutGroup {
+            let group = schedule.episodeGroup ?? Experiment.defaultGroup
+            let sequence = schedule.deliveredCount + 1
+            change.episodeStartedAt = startedAt
+            if schedule.notificationsDeliverable, group == Experiment.holdoutGroup {
                 // Held out: counted and scheduled exactly like a delivery, never emitted, so the
                 // holdout measures what happens without reminders.
-                let sequence = episode.deliveries.count + 1
-                let id = SinkEvent.Reminder.id(
-                    userID: record.userID, episodeStartedAt: episode.startedAt, sequence: sequence)
-                episode.deliveries.append(
-                    Delivery(id: id, sequence: sequence, dueAt: due, deliveredAt: now, heldOut: true))
-                episode.isSuppressed = false
+                let id = SinkEvent.Reminder.id(userID: schedule.userID, episodeStartedAt: startedAt, sequence: sequence)
+                change.delivery = Delivery(id: id, sequence: sequence, dueAt: due, deliveredAt: now, heldOut: true)
                 heldOut = true
-            } else if permissions.notifications.isDeliverable {
-                let sequence = episode.deliveries.count + 1
+            } else if schedule.notificationsDeliverable {
                 // The reason current now, not the one the episode opened with: the words must
                 // match what the user has to fix today. The words are the episode's group's.
-                let copy = configuration.experiment.copy(for: episode.group, fallback: configuration.notification.copy)
-                    .resolve(reason: reason, locale: record.device.locale)
+                let copy = configuration.experiment.copy(for: group, fallback: configuration.notification.copy)
+                    .resolve(reason: reason, locale: schedule.locale)
                 let reminder = SinkEvent.Reminder(
-                    userID: record.userID,
+                    userID: schedule.userID,
                     title: copy.title,
                     body: copy.body,
                     reason: reason,
-                    errors: permissions.errors,
+                    errors: schedule.errors.members,
                     sequence: sequence,
-                    episodeStartedAt: episode.startedAt,
+                    episodeStartedAt: startedAt,
                     dueAt: due,
                     createdAt: now)
-                episode.deliveries.append(Delivery(id: reminder.id, sequence: sequence, dueAt: due, deliveredAt: now))
-                episode.isSuppressed = false
+                change.delivery = Delivery(id: reminder.id, sequence: sequence, dueAt: due, deliveredAt: now)
                 events.append(.reminder(reminder))
-            } else if !episode.isSuppressed {
-                episode.isSuppressed = true
-                episode.suppressedCount += 1
+            } else if !schedule.isSuppressed {
+                change.suppressedAfter = schedule.deliveredCount
                 suppressed = true
             }
-            record.episodes[0] = episode
         }
 
-        if let interval = configuration.heartbeatIntervalSeconds, let due = heartbeatDueAt(record), due <= now {
+        if let interval = configuration.heartbeatIntervalSeconds, let due = heartbeatDueAt(schedule), due <= now {
             // After a long silence (or outage) one heartbeat goes out, named by the latest
             // interval boundary that has passed, not one per missed interval.
-            let elapsed = now.timeIntervalSince(record.lastReportAt)
+            let elapsed = now.timeIntervalSince(schedule.lastReportAt)
             let intervals = (elapsed / TimeInterval(interval)).rounded(.down)
             // Rounded like every stored instant: far from 1970 the sum is not a whole
             // millisecond, and the file would read back as another instant.
-            let boundary = record.lastReportAt.addingTimeInterval(intervals * TimeInterval(interval))
+            let boundary = schedule.lastReportAt.addingTimeInterval(intervals * TimeInterval(interval))
                 .millisecondPrecision
-            record.lastHeartbeatAt = boundary
+            change.heartbeatAt = boundary
             events.append(
                 .heartbeat(
                     SinkEvent.Heartbeat(
-                        userID: record.userID, lastReportAt: record.lastReportAt, dueAt: boundary, createdAt: now)))
+                        userID: schedule.userID, lastReportAt: schedule.lastReportAt, dueAt: boundary, createdAt: now)))
         }
-        return FireOutcome(record: record, events: events, suppressed: suppressed, heldOut: heldOut)
+        if change.delivery == nil && change.suppressedAfter == nil { change.episodeStartedAt = nil }
+        return ScheduleFire(events: events, change: change, suppressed: suppressed, heldOut: heldOut)
     }
 }
