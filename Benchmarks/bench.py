@@ -463,7 +463,9 @@ def w2(state):
             break
         time.sleep(0.2)
     elapsed = (done_at or time.monotonic()) - daemon.started
+    stopping = time.monotonic()
     daemon.stop()
+    log(f"W2: remindd stopped (every delivery folded into its user's file) in {time.monotonic() - stopping:.0f} s")
     rate = len(unique) / elapsed
     peer = apscheduler_peer()
     log(f"W2 APScheduler: {peer}")

@@ -54,8 +54,9 @@ extension FileStateStore {
             }
         }
         cache.markWritten(batch)
-        let cache = self.cache
-        pendingFires.removeWritten { !cache.isDirty($0) }
+        // Fired changes whose records carried them to the files are pending no more.
+        let written = pendingFires.inRecordUsers.filter { !cache.isDirty($0) }
+        for userID in written { pendingFires.remove(userID) }
         guard let segment else { return }
         // The segments the snapshot lets go hold repeats and fired changes not yet in their
         // files: the segment it keeps gets them again.
@@ -150,8 +151,12 @@ extension FileStateStore {
         }
         repeats.keepPending(busy)
         pendingFires.returnUnfolded(busy)
-        for start in stride(from: 0, to: unread.count, by: Self.foldChunk) {
-            let chunk = unread[start..<min(start + Self.foldChunk, unread.count)]
+        // The last checkpoint folds everything left, in chunks large enough that each is made
+        // durable by one `syncfs` per round rather than a device flush per file.
+        let closing = limit == .max || fireLimit == .max
+        let chunkSize = closing ? Self.closingFoldChunk : Self.foldChunk
+        for start in stride(from: 0, to: unread.count, by: chunkSize) {
+            let chunk = unread[start..<min(start + chunkSize, unread.count)]
             var owned: [UserID] = []
             var left: [UserID] = []
             for userID in chunk {
@@ -160,14 +165,16 @@ extension FileStateStore {
             // A record loaded meanwhile is folded when it was (`materialized`); a busy one later.
             repeats.keepPending(left)
             pendingFires.returnUnfolded(left)
-            try await foldUnread(owned)
+            try await foldUnread(owned, inParallel: closing)
         }
     }
 
     static let foldChunk = 512
+    static let closingFoldChunk = 4 * UserFiles.poolSize
 
-    /// Reads, folds and writes back the files of users this checkpoint owns.
-    private func foldUnread(_ userIDs: [UserID]) async throws {
+    /// Reads, folds and writes back the files of users this checkpoint owns; `inParallel`, the
+    /// reads are spread over the I/O pool (the last checkpoint, which folds everything left).
+    private func foldUnread(_ userIDs: [UserID], inParallel: Bool) async throws {
         guard !userIDs.isEmpty else { return }
         defer { for userID in userIDs { unlockUser(userID) } }
         let jobs = userIDs.compactMap { userID -> (UserID, RepeatedReports?, [FiredChange])? in
@@ -178,11 +185,19 @@ extension FileStateStore {
         let files = self.files
         let results: [(UserID, UserFiles.ReadResult?, Date?)]
         do {
+            // At a stop after a burst of due reminders the files are cold, and one thread reading
+            // them one at a time waits on the disk; a steady fold leaves the disk to the sinks.
+            let userIDs = jobs.map(\.0)
+            let reads =
+                inParallel
+                ? try await files.read(userIDs, on: io)
+                : try await io.runBlocking { () throws(StoreError) in
+                    try userIDs.map { userID throws(StoreError) in try files.read(userID) }
+                }
             results = try await io.runBlocking { () throws(StoreError) in
                 var writes: [(userID: UserID, json: [UInt8])] = []
                 var results: [(UserID, UserFiles.ReadResult?, Date?)] = []
-                for (userID, pending, fires) in jobs {
-                    let read = try files.read(userID)
+                for ((userID, pending, fires), read) in zip(jobs, reads) {
                     guard case .record(var record) = read else {
                         results.append((userID, read, nil))
                         continue

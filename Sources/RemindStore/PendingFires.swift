@@ -16,6 +16,9 @@ struct PendingFires {
     }
 
     private var entries: [UserID: Entry] = [:]
+    /// The users whose record in memory carries their changes (once it is written, they can
+    /// go), so that a checkpoint need not visit every entry.
+    private(set) var inRecordUsers: Set<UserID> = []
     /// Users in the order their first pending change came (may hold users no longer pending).
     private var order: [UserID] = []
     private var orderStart = 0
@@ -44,18 +47,14 @@ struct PendingFires {
 
     /// The user's record in memory now carries their changes.
     mutating func markInRecord(_ userID: UserID) {
-        entries[userID]?.inRecord = true
+        guard entries[userID] != nil else { return }
+        entries[userID]!.inRecord = true
+        inRecordUsers.insert(userID)
     }
 
     /// The user's file now holds their changes, or the user is gone.
     mutating func remove(_ userID: UserID) {
-        entries[userID] = nil
-    }
-
-    /// Drops the changes of users whose record carries them and is written (`isWritten`).
-    mutating func removeWritten(_ isWritten: (UserID) -> Bool) {
-        guard !entries.isEmpty else { return }
-        for (userID, entry) in entries where entry.inRecord && isWritten(userID) { entries[userID] = nil }
+        if entries.removeValue(forKey: userID)?.inRecord == true { inRecordUsers.remove(userID) }
     }
 
     /// Up to `limit` users whose changes are in no record yet, longest waiting first.
@@ -80,8 +79,9 @@ struct PendingFires {
 
     /// Puts users a fold did not reach back at the front of the line.
     mutating func returnUnfolded(_ userIDs: [UserID]) {
-        guard !userIDs.isEmpty else { return }
-        order.replaceSubrange(orderStart..<orderStart, with: userIDs)
+        let pending = userIDs.filter { entries[$0] != nil }
+        guard !pending.isEmpty else { return }
+        order.replaceSubrange(orderStart..<orderStart, with: pending)
     }
 
     /// Every pending change, for a snapshot to log again.
