@@ -108,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "remindd",
             dependencies: [
-                "RemindDaemon", "RemindConfig", "Systemd",
+                "RemindDaemon", "RemindConfig", "Systemd", "CRemindSys",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -19,4 +20,8 @@ int remindsys_rename_exchange(const char *first, const char *second) {
 
 int remindsys_start_writeback(int fd) {
     return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
+int remindsys_fix_mmap_threshold(unsigned long bytes) {
+    return mallopt(M_MMAP_THRESHOLD, (int)bytes);
 }

@@ -18,4 +18,9 @@ int remindsys_rename_exchange(const char *first, const char *second);
 // back without waiting, so a later fdatasync finds them done.
 int remindsys_start_writeback(int fd);
 
+// mallopt(M_MMAP_THRESHOLD, bytes): allocations of `bytes` or more get pages of their own,
+// given back when freed, and glibc stops raising the threshold (and the trim threshold with
+// it) each time such a block is freed. Returns 1 on success.
+int remindsys_fix_mmap_threshold(unsigned long bytes);
+
 #endif

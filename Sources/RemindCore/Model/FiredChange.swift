@@ -10,8 +10,9 @@ import Foundation
 /// only to the episode it belongs to and only when it is the next in sequence, a suppression
 /// only while the episode has exactly the deliveries it had then and is not suppressed yet, a
 /// heartbeat boundary only when it is later. A replay can therefore apply a user's logged
-/// changes to a file or a snapshot row that holds some or all of them already, and
-/// `record.applying(change).schedule == record.schedule.applying(change)` always.
+/// changes to a file or a snapshot row that holds some or all of them already; and the
+/// schedule of a record a change was applied to is its schedule with the change applied
+/// (`FiredChangeTests`).
 public struct FiredChange: Sendable, Equatable {
     public var userID: UserID
     /// The open episode the delivery or suppression belongs to.
@@ -55,10 +56,7 @@ public struct FiredChange: Sendable, Equatable {
     /// Decodes what `write` wrote; any deviation is an error naming the member.
     public init(object: JSONObject) throws(ValidationError) {
         var reader = JSONObjectReader(object)
-        guard let rawID = try reader.string("userID") else {
-            throw ValidationError(field: "userID", reason: "is required")
-        }
-        userID = try UserID(rawID)
+        userID = try UserRecord.requiredUserID(&reader)
         episodeStartedAt = try UserRecord.optionalDate(&reader, "episodeStartedAt")
         delivery = try reader.object("delivery").map { object throws(ValidationError) in
             try UserRecord.readDelivery(object, path: reader.fieldPath("delivery"))

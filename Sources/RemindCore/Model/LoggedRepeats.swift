@@ -49,10 +49,7 @@ public struct LoggedRepeats: Sendable, Equatable {
     /// Decodes what `write` wrote; any deviation is an error naming the member.
     public init(object: JSONObject) throws(ValidationError) {
         var reader = JSONObjectReader(object)
-        guard let rawID = try reader.string("userID") else {
-            throw ValidationError(field: "userID", reason: "is required")
-        }
-        userID = try UserID(rawID)
+        userID = try UserRecord.requiredUserID(&reader)
         reportCount = Int(try reader.integer("reportCount", in: 0...Int64.max) ?? 0)
         var repeats = RepeatedReports()
         repeats.count = Int(try reader.integer("count", in: 1...Int64.max) ?? 1)

@@ -136,10 +136,7 @@ extension UserRecord {
                 field: "schemaVersion",
                 reason: "must be \(Self.schemaVersion), got \(version.map(String.init) ?? "none")")
         }
-        guard let rawID = try reader.string("userID") else {
-            throw ValidationError(field: "userID", reason: "is required")
-        }
-        let userID = try UserID(rawID)
+        let userID = try Self.requiredUserID(&reader)
         let reportCount = try reader.integer("reportCount", in: 0...Int64.max) ?? 0
         let lastReportAt = try Self.requiredDate(&reader, "lastReportAt")
         let lastHeartbeatAt = try Self.optionalDate(&reader, "lastHeartbeatAt")
@@ -270,6 +267,14 @@ extension UserRecord {
             throw ValidationError(field: reader.fieldPath(key), reason: "must be an RFC 3339 timestamp")
         }
         return date
+    }
+
+    /// The `userID` member, required (a log entry's user).
+    static func requiredUserID(_ reader: inout JSONObjectReader) throws(ValidationError) -> UserID {
+        guard let rawID = try reader.string("userID") else {
+            throw ValidationError(field: reader.fieldPath("userID"), reason: "is required")
+        }
+        return try UserID(rawID)
     }
 
     static func requiredDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date {
