@@ -60,6 +60,13 @@ struct ScheduleTable: Sendable {
 
     init() {}
 
+    /// A table whose locale and group tables fill up after `capacity` values each: what the
+    /// overflow is tested with, without numbering 65,535 locales first.
+    init(internCapacity capacity: Int) {
+        groups = InternedStrings(capacity: min(capacity, groups.capacity))
+        locales = InternedStrings(capacity: min(capacity, locales.capacity))
+    }
+
     var count: Int { rowOf.count }
 
     mutating func reserveCapacity(_ capacity: Int) {

@@ -257,19 +257,12 @@ public struct CommandResult: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let outputURL = directory.appendingPathComponent("stdout")
         let errorURL = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0", "SYSTEMD_PAGER": ""]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        try process.run()
-        process.waitUntilExit()
+        // Not `Process`: its `waitUntilExit` can hang the suite (see `ChildProcess`).
+        let status = try ChildProcess.run(
+            executable, arguments, environment: ["PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0", "SYSTEMD_PAGER": ""],
+            standardOutput: outputURL.path, standardError: errorURL.path)
         return CommandResult(
-            status: process.terminationStatus,
+            status: status,
             standardOutput: try String(contentsOf: outputURL, encoding: .utf8),
             standardError: try String(contentsOf: errorURL, encoding: .utf8)
         )

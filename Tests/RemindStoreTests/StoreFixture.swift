@@ -47,11 +47,6 @@ final class StoreFixture: Sendable {
     }
 
     static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try ChildProcess.run(executable, arguments)
     }
 }
