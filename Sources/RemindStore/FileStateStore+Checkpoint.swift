@@ -87,11 +87,8 @@ extension FileStateStore {
     /// be logged between: a user's change always comes after their repeats in the log.
     private func logRepeats(_ users: [LoggedRepeats]) async throws {
         guard !users.isEmpty else { return }
-        let lines = stride(from: 0, to: users.count, by: 1024).map { start in
-            LogEntry.repeats(Array(users[start..<min(start + 1024, users.count)])).line
-        }
         do {
-            try await wal.append(batch: lines)
+            try await wal.append(batch: LogEntry.lines(users, LogEntry.repeats))
         } catch {
             repeats.markUnlogged(users.map(\.userID))
             throw error
@@ -101,10 +98,7 @@ extension FileStateStore {
     /// Appends fired changes again (`LogEntry.fired`, without events), a line per 1,024 changes.
     private func logFires(_ changes: [FiredChange]) async throws {
         guard !changes.isEmpty else { return }
-        let lines = stride(from: 0, to: changes.count, by: 1024).map { start in
-            LogEntry.fired(Array(changes[start..<min(start + 1024, changes.count)]), events: []).line
-        }
-        try await wal.append(batch: lines)
+        try await wal.append(batch: LogEntry.lines(changes) { .fired($0, events: []) })
     }
 
     /// Users whose pending repeats a checkpoint folds into their files, the longest pending

@@ -65,10 +65,7 @@ extension FileStateStore {
             }
             try await logged([LogEntry.delete(userID, outcome: forgotten).line]) {
                 recordOutcomes(forgotten.map { [$0] } ?? [])
-                cache.remove(userID)
-                repeats.remove(userID)
-                schedules.remove(userID)
-                pendingFires.remove(userID)
+                forget(userID)
                 // The logged delete covers a crash before this unlink: replay unlinks again.
                 try files.remove(userID)
             }

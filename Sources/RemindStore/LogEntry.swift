@@ -96,6 +96,14 @@ enum LogEntry {
         return writer.bytes
     }
 
+    /// Lines of `entry` over `items`, 1,024 to a line: what a checkpoint logs for many users
+    /// (repeats, fired changes) without a line of megabytes.
+    static func lines<Item>(_ items: [Item], _ entry: ([Item]) -> LogEntry) -> [[UInt8]] {
+        stride(from: 0, to: items.count, by: 1024).map { start in
+            entry(Array(items[start..<min(start + 1024, items.count)])).line
+        }
+    }
+
     /// `"events":[{"sinks":[…],"event":{…}}]`
     private static func write(_ events: [(event: OutboxEvent, sinks: [String])], to writer: inout JSONWriter) {
         writer.key("events")

@@ -43,8 +43,6 @@ struct PendingFires {
         return entry.changes
     }
 
-    func hasPending(_ userID: UserID) -> Bool { entries[userID] != nil }
-
     /// The user's record in memory now carries their changes.
     mutating func markInRecord(_ userID: UserID) {
         guard entries[userID] != nil else { return }

@@ -31,13 +31,13 @@ struct ScheduleTable: Sendable {
         /// Bit 0: notifications deliverable; bit 1: suppressed; bit 2: counted as a pending
         /// reminder (see `ScheduleBook`).
         var flags: UInt8
-        /// The open episode's experiment group: 0 none, else 1 + the index in `groups`. (With
-        /// `reason`, in what was padding: the row stays 64 bytes.)
+        /// The open episode's experiment group: 0 none, `overflowedGroup` for one kept in
+        /// `overflow`, else its number in `groups`.
         var group: UInt8
         /// The open episode's opening reason: 0 none, else 1 + its index in `PermissionErrorType`.
         var reason: UInt8
-        /// The device's locale: 0 none, `overflowed` for one kept in `overflow`, else 1 + the
-        /// index in `locales`. (In what was padding: the row stays 72 bytes.)
+        /// The device's locale: 0 none, `overflowedLocale` for one kept in `overflow`, else its
+        /// number in `locales`. (In what was padding: the row stays 72 bytes.)
         var locale: UInt16 = 0
     }
 
@@ -86,14 +86,23 @@ struct ScheduleTable: Sendable {
                 }
                 return
             }
-            var packed = pack(newValue)
-            if let row = rowOf[userID] {
-                packed.wake = rows[Int(row)].wake
-                rows[Int(row)] = packed
-            } else {
-                insert(packed, for: userID)
-            }
+            place(pack(newValue))
         }
+    }
+
+    /// Stores a packed row as its user's, keeping the user's wake-up; returns what the row it
+    /// replaced counted (nil for a new user).
+    @discardableResult
+    private mutating func place(_ packed: Row) -> Counted? {
+        guard let row = rowOf[packed.userID] else {
+            insert(packed, for: packed.userID)
+            return nil
+        }
+        let previous = Self.counted(rows[Int(row)])
+        var packed = packed
+        packed.wake = rows[Int(row)].wake
+        rows[Int(row)] = packed
+        return previous
     }
 
     /// A row for a user not in the table: a freed one, else a new one.
@@ -129,14 +138,7 @@ struct ScheduleTable: Sendable {
     mutating func put(_ schedule: UserSchedule, pendingReminder: Bool) -> Counted? {
         var packed = pack(schedule)
         if pendingReminder { packed.flags |= Self.pendingFlag }
-        guard let row = rowOf[schedule.userID] else {
-            insert(packed, for: schedule.userID)
-            return nil
-        }
-        let previous = Self.counted(rows[Int(row)])
-        packed.wake = rows[Int(row)].wake
-        rows[Int(row)] = packed
-        return previous
+        return place(packed)
     }
 
     /// A user's next wake-up; nil for none (or an unknown user).
@@ -221,8 +223,10 @@ struct ScheduleTable: Sendable {
         return row
     }
 
-    private mutating func zoneNumber(_ name: String) -> UInt16 {
-        guard let number = zones.number(name) else { preconditionFailure("too many time zones") }
+    private mutating func zoneNumber(_ name: String) -> UInt16 { Self.checkedZone(zones.number(name)) }
+
+    private static func checkedZone(_ number: UInt16?) -> UInt16 {
+        guard let number else { preconditionFailure("too many time zones") }
         return number
     }
 
@@ -236,15 +240,10 @@ struct ScheduleTable: Sendable {
         group: Slice<UnsafeBufferPointer<UInt8>>?, reason: PermissionErrorType?,
         locale: Slice<UnsafeBufferPointer<UInt8>>?
     ) {
-        var zoneNumber: UInt16 = 0
-        if let zone {
-            guard let number = zones.number(utf8: zone) else { preconditionFailure("too many time zones") }
-            zoneNumber = number
-        }
         let row = Row(
             userID: userID, episodeStartedAt: episodeStartedAt, lastDeliveredAt: lastDeliveredAt,
             lastReportAt: lastReportAt, lastHeartbeatAt: lastHeartbeatAt, deliveredCount: deliveredCount,
-            zone: zoneNumber, errors: errors, conditions: conditions,
+            zone: zone.map { Self.checkedZone(zones.number(utf8: $0)) } ?? 0, errors: errors, conditions: conditions,
             flags: (deliverable ? 1 : 0) | (suppressed ? 2 : 0),
             group: group.map { groups.number(utf8: $0) ?? Self.overflowedGroup } ?? 0,
             reason: reason.map(Self.reasonNumber) ?? 0,
@@ -252,11 +251,7 @@ struct ScheduleTable: Sendable {
         keepOverflow(
             of: row, locale: locale.map { String(decoding: $0, as: UTF8.self) },
             group: group.map { String(decoding: $0, as: UTF8.self) })
-        if let index = rowOf[userID] {
-            rows[Int(index)] = row
-        } else {
-            insert(row, for: userID)
-        }
+        place(row)
     }
 
     private static func reasonNumber(_ reason: PermissionErrorType) -> UInt8 {

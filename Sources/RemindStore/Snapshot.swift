@@ -36,6 +36,8 @@ struct Snapshot {
     static let header = "remindd-snapshot"
     /// The format written; user lines of any other are not read.
     static let format = "5"
+    /// Every format read; all but the first end each outbox line with a checksum.
+    static let formats = ["1", "2", "3", "4", format]
 
     var segment: UInt64
     /// The schedules to write (empty when read: a file's user lines go into `table`).
@@ -122,7 +124,7 @@ struct Snapshot {
             let segment = UInt64(String(decoding: headerFields[2], as: UTF8.self))
         else { throw SnapshotDamage("the first line is not a snapshot header") }
         let version = String(decoding: headerFields[1], as: UTF8.self)
-        guard ["1", "2", "3", "4", "5"].contains(version) else {
+        guard Self.formats.contains(version) else {
             throw SnapshotDamage("unknown format \(version)")
         }
         let endFields = last.split(separator: UInt8(ascii: "\t"))
@@ -270,11 +272,7 @@ extension Snapshot {
         var events: [(OutboxEvent, [String])] = []
         var deadLetters: [DeadLetterRecord] = []
         var lost = 0
-        let sealed =
-            bytes.starts(with: Array("\(Snapshot.header)\t2\t".utf8))
-            || bytes.starts(with: Array("\(Snapshot.header)\t3\t".utf8))
-            || bytes.starts(with: Array("\(Snapshot.header)\t4\t".utf8))
-            || bytes.starts(with: Array("\(Snapshot.header)\t5\t".utf8))
+        let sealed = Snapshot.formats.dropFirst().contains { bytes.starts(with: "\(Snapshot.header)\t\($0)\t".utf8) }
         for whole in bytes.split(separator: UInt8(ascii: "\n")) {
             if whole.starts(with: Snapshot.header.utf8) || whole.starts(with: "END\t".utf8) { continue }
             // In a file whose lines carry checksums, a line without a good one is not trusted

@@ -70,25 +70,49 @@ public struct FiredChange: Sendable, Equatable {
     }
 }
 
+extension FiredChange {
+    /// What applying the change does to an episode in the given state (the user's open one, if
+    /// any): the delivery to append, if it is the next in sequence, and whether to record the
+    /// suppression. The one rule for records and schedules, so they cannot drift apart.
+    func effect(
+        onEpisode startedAt: Date?, deliveredCount: Int, isSuppressed: Bool
+    ) -> (delivery: Delivery?, suppresses: Bool) {
+        guard let episodeStartedAt, startedAt == episodeStartedAt else { return (nil, false) }
+        let delivery = delivery.flatMap { deliveredCount == $0.sequence - 1 ? $0 : nil }
+        // A suppression is judged after the delivery (a delivery ends one).
+        let count = deliveredCount + (delivery == nil ? 0 : 1)
+        let suppressed = delivery == nil && isSuppressed
+        return (delivery, suppressedAfter.map { count == $0 && !suppressed } ?? false)
+    }
+
+    /// The heartbeat boundary to record over `current`: only a later one.
+    func heartbeat(after current: Date?) -> Date? {
+        guard let heartbeatAt, current.map({ $0 < heartbeatAt }) ?? true else { return nil }
+        return heartbeatAt
+    }
+}
+
 extension UserRecord {
     /// Applies a fired change, idempotently (see `FiredChange`); true when it changed the record.
     @discardableResult
     public mutating func apply(_ change: FiredChange) -> Bool {
         var changed = false
-        if let startedAt = change.episodeStartedAt, var episode = openEpisode, episode.startedAt == startedAt {
-            if let delivery = change.delivery, episode.deliveries.count == delivery.sequence - 1 {
-                episode.deliveries.append(delivery)
-                episode.isSuppressed = false
+        if let episode = openEpisode {
+            let effect = change.effect(
+                onEpisode: episode.startedAt, deliveredCount: episode.deliveries.count,
+                isSuppressed: episode.isSuppressed)
+            if let delivery = effect.delivery {
+                episodes[0].deliveries.append(delivery)
+                episodes[0].isSuppressed = false
                 changed = true
             }
-            if let after = change.suppressedAfter, episode.deliveries.count == after, !episode.isSuppressed {
-                episode.isSuppressed = true
-                episode.suppressedCount += 1
+            if effect.suppresses {
+                episodes[0].isSuppressed = true
+                episodes[0].suppressedCount += 1
                 changed = true
             }
-            if changed { episodes[0] = episode }
         }
-        if let heartbeatAt = change.heartbeatAt, lastHeartbeatAt.map({ $0 < heartbeatAt }) ?? true {
+        if let heartbeatAt = change.heartbeat(after: lastHeartbeatAt) {
             lastHeartbeatAt = heartbeatAt
             changed = true
         }
@@ -99,18 +123,14 @@ extension UserRecord {
 extension UserSchedule {
     /// Applies a fired change to the schedule exactly as `UserRecord.apply` does to the record.
     public mutating func apply(_ change: FiredChange) {
-        if let startedAt = change.episodeStartedAt, episodeStartedAt == startedAt {
-            if let delivery = change.delivery, deliveredCount == delivery.sequence - 1 {
-                deliveredCount += 1
-                lastDeliveredAt = delivery.deliveredAt
-                isSuppressed = false
-            }
-            if let after = change.suppressedAfter, deliveredCount == after, !isSuppressed {
-                isSuppressed = true
-            }
+        let effect = change.effect(
+            onEpisode: episodeStartedAt, deliveredCount: deliveredCount, isSuppressed: isSuppressed)
+        if let delivery = effect.delivery {
+            deliveredCount += 1
+            lastDeliveredAt = delivery.deliveredAt
+            isSuppressed = false
         }
-        if let heartbeatAt = change.heartbeatAt, lastHeartbeatAt.map({ $0 < heartbeatAt }) ?? true {
-            lastHeartbeatAt = heartbeatAt
-        }
+        if effect.suppresses { isSuppressed = true }
+        if let heartbeatAt = change.heartbeat(after: lastHeartbeatAt) { lastHeartbeatAt = heartbeatAt }
     }
 }
