@@ -312,6 +312,13 @@ def settle(daemon, timeout=300):
     return time.monotonic() - began
 
 
+def metric(daemon, name):
+    """A counter or gauge from the daemon's /metrics (0 when absent)."""
+    code, body = http("/metrics", daemon.socket)
+    match = re.search(rb"^" + name.encode() + rb" (\S+)$", body, re.M) if code == 200 else None
+    return float(match.group(1)) if match else 0.0
+
+
 def w1():
     ours = {}
     for mix, change in (("a", 10), ("b", 100)):
@@ -325,8 +332,14 @@ def w1():
         log(f"W1 {mix}: the seeding's files were written {waited:.1f} s after it ended")
         # CPU time per report moves less than the rate when the machine is shared.
         used = cpu_seconds(daemon.pid)
+        logged = metric(daemon, "remindd_log_bytes_total")
+        changed = metric(daemon, "remindd_report_changes_total")
         ours[mix] = loadgen("run", daemon.socket, CONNS, SECONDS, W1_USERS, change, "u", "whileInUse")
         ours[mix]["cpu_us"] = (cpu_seconds(daemon.pid) - used) * 1e6 / max(1, ours[mix]["requests"])
+        # What the write-ahead log takes per change (a whole record per change before issue 17's
+        # deltas); repeats add their small entries at checkpoints.
+        ours[mix]["log_bytes"] = (metric(daemon, "remindd_log_bytes_total") - logged) / max(
+            1, metric(daemon, "remindd_report_changes_total") - changed)
         log(f"W1 {mix}: {ours[mix]}")
         daemon.stop()
     redis, sock = start_redis("redis-w1", durable=True)
@@ -345,6 +358,7 @@ def w1():
     add("W1b latency p50 / p99", "ms", f"{b['p50']:.2f} / {b['p99']:.2f}", "Redis HSET always",
         f"{peer['p50']:.2f} / {peer['p99']:.2f}", b["p99"] / peer["p99"] if peer["p99"] else None, "(p99 ratio)", None)
     add("W1b remindd CPU per report", "µs", f"{b['cpu_us']:.0f}", "—", "—", None, "—", None)
+    add("W1b log bytes per change", "B", f"{b['log_bytes']:.0f}", "—", "—", None, "—", None)
     add("W1a ingest, 10% changes", "reports/s", fmt(a["rate"]), "nginx 204", fmt(floor["rate"]),
         a["rate"] / floor["rate"], "≥ 0.25", a["rate"] >= 0.25 * floor["rate"])
     add("W1a remindd CPU per report", "µs", f"{a['cpu_us']:.0f}", "—", "—", None, "—", None)

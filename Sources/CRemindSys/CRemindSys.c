@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -24,4 +25,10 @@ int remindsys_start_writeback(int fd) {
 
 int remindsys_fix_mmap_threshold(unsigned long bytes) {
     return mallopt(M_MMAP_THRESHOLD, (int)bytes);
+}
+
+int remindsys_open_read_noatime(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+    if (fd < 0 && errno == EPERM) fd = open(path, O_RDONLY | O_CLOEXEC);
+    return fd;
 }

@@ -25,6 +25,8 @@ public final class DaemonMetrics: Sendable {
     /// The store's running total of completed events at the last scrape; the counter grows by
     /// the difference.
     private let completedSeen = Mutex(0)
+    /// The same for the bytes appended to the write-ahead log.
+    private let logBytesSeen = Mutex(0)
 
     static let help: [String: String] = [
         "remindd_reports_total": "Permission reports stored.",
@@ -33,6 +35,7 @@ public final class DaemonMetrics: Sendable {
         "remindd_reminders_fired_total": "Reminders that came due and were emitted.",
         "remindd_reminders_suppressed_total": "Reminders that came due while notifications were off.",
         "remindd_events_completed_total": "Events every sink is done with (delivered or dead-lettered).",
+        "remindd_log_bytes_total": "Bytes appended to the write-ahead log (files backend).",
         "remindd_users": "Users known to remindd.",
         "remindd_open_episodes": "Users without Always access.",
         "remindd_pending_reminders": "Reminders scheduled.",
@@ -65,6 +68,7 @@ public final class DaemonMetrics: Sendable {
         let dirtyRecords: Prometheus.Gauge
         let deadLetters: Prometheus.Gauge
         let completed: Prometheus.Counter
+        let logBytes: Prometheus.Counter
     }
 
     public init() {
@@ -85,7 +89,9 @@ public final class DaemonMetrics: Sendable {
             pendingReminders: gauge("remindd_pending_reminders"), quarantined: gauge("remindd_quarantined_files"),
             dirtyRecords: gauge("remindd_dirty_records"), deadLetters: gauge("remindd_dead_letters"),
             completed: registry.makeCounter(
-                name: "remindd_events_completed_total", help: Self.help["remindd_events_completed_total"]!))
+                name: "remindd_events_completed_total", help: Self.help["remindd_events_completed_total"]!),
+            logBytes: registry.makeCounter(
+                name: "remindd_log_bytes_total", help: Self.help["remindd_log_bytes_total"]!))
     }
 
     func recordReport(changed: Bool) {
@@ -139,11 +145,8 @@ public final class DaemonMetrics: Sendable {
         levels.quarantined.set(Double(statistics.quarantined))
         levels.dirtyRecords.set(Double(statistics.dirtyRecords))
         levels.deadLetters.set(Double(statistics.deadLetters))
-        let grown = completedSeen.withLock { seen in
-            defer { seen = max(seen, statistics.eventsDelivered) }
-            return max(0, statistics.eventsDelivered - seen)
-        }
-        if grown > 0 { levels.completed.increment(by: Int64(grown)) }
+        Self.advance(levels.completed, seen: completedSeen, to: statistics.eventsDelivered)
+        Self.advance(levels.logBytes, seen: logBytesSeen, to: statistics.logBytes)
         for sink in sinks {
             registry.makeGauge(
                 name: "remindd_sink_outbox_depth", labels: [("sink", sink)],
@@ -151,6 +154,15 @@ public final class DaemonMetrics: Sendable {
             ).set(Double(statistics.outboxPending[sink] ?? 0))
         }
         return Self.addingServiceSeries(to: registry.emitToBuffer(), statistics: statistics, services: services)
+    }
+
+    /// Grows `counter` to a running total the store keeps (by what it gained since `seen`).
+    private static func advance(_ counter: Prometheus.Counter, seen: borrowing Mutex<Int>, to total: Int) {
+        let grown = seen.withLock { seen in
+            defer { seen = max(seen, total) }
+            return max(0, total - seen)
+        }
+        if grown > 0 { counter.increment(by: Int64(grown)) }
     }
 
     /// `remindd_users{service,state}` beside the unlabelled `remindd_users` (DESIGN §7).

@@ -33,10 +33,11 @@ extension FileStateStore {
     ) async throws -> (outcome: ReportOutcome, status: [UInt8]?) {
         try await withUser(userID) {
             let current = try await load(userID)
-            let outcome = policy.apply(report, to: current, userID: userID, receivedAt: receivedAt)
+            var outcome = policy.apply(report, to: current, userID: userID, receivedAt: receivedAt)
             let events = outcome.events.map(OutboxEvent.init)
             if outcome.changed || current == nil {
-                let (line, json) = logLine(outcome.record, events: events, outcomes: outcome.outcomes)
+                let (line, json) = logLine(
+                    &outcome.record, after: current, events: events, outcomes: outcome.outcomes)
                 try await logged([line]) {
                     install(outcome.record, encoded: json)
                     enqueue(events)
@@ -85,10 +86,10 @@ extension FileStateStore {
     /// report, so a restart keeps the user unreachable.
     public func markUnreachable(_ userID: UserID, token: String, reason: String, at date: Date) async throws {
         try await withUser(userID) {
-            guard var record = try await load(userID),
-                record.device.markUnreachable(token: token, reason: reason, at: date)
-            else { return }
-            let (line, json) = logLine(record, events: [])
+            guard let current = try await load(userID) else { return }
+            var record = current
+            guard record.device.markUnreachable(token: token, reason: reason, at: date) else { return }
+            let (line, json) = logLine(&record, after: current, events: [])
             try await logged([line]) { install(record, encoded: json) }
         }
     }

@@ -12,8 +12,10 @@ extension FileStateStore {
     /// that `ReminderPolicy.fire` reads (issue 17): the pass logs one `fired` entry with every
     /// such user's `FiredChange` and the events, and the checkpointer folds the changes into the
     /// files later (`PendingFires`). Reading each due user's file first bounded a burst of due
-    /// reminders by the disk (`make bench` W2). A record in memory is fired as a record; so is a
-    /// user with repeats not yet folded, whose row may lag their record.
+    /// reminders by the disk (`make bench` W2). A record in memory is fired on its own schedule
+    /// and takes the change at once (it is dirty, so the next checkpoint writes it); so is a
+    /// user with repeats not yet folded, whose row may lag their record. Either way a fire is
+    /// a logged `FiredChange`, never a new revision of the record (`RecordDelta`).
     public func fireDue(now: Date, limit: Int) async throws -> FireSummary {
         let due = schedules.popDue(now: now, limit: limit)
         guard !due.isEmpty else { return FireSummary() }
@@ -33,7 +35,8 @@ extension FileStateStore {
             for userID in owned { unlockUser(userID) }
             for userID in deferred { schedules.wake(userID, at: now) }
         }
-        var records: [(record: UserRecord, json: [UInt8])] = []
+        var records: [UserRecord] = []
+        var recordChanges: [FiredChange] = []
         var lines: [[UInt8]] = []
         var suppressed: [UserID] = []
         var events: [OutboxEvent] = []
@@ -62,26 +65,30 @@ extension FileStateStore {
             for (userID, read) in zip(unread, reads) { _ = try adopt(read, of: userID) }
             for userID in owned {
                 guard let cached = cache[userID] else { continue }
-                let record = materialized(cached)
-                let outcome = policy.fire(record, now: now, daemonStartedAt: daemonStartedAt)
-                guard outcome.changed else {
+                // The same fire as a row's, on the schedule of the record with its repeats folded
+                // in: a fired change rather than a new revision, whichever path a user takes.
+                var record = materialized(cached)
+                let fired = policy.fire(record.schedule, now: now, daemonStartedAt: daemonStartedAt)
+                guard fired.changed else {
                     schedules.wakeAfterStaleFire(record.schedule, now: now)
                     continue
                 }
-                let userEvents = outcome.events.map(OutboxEvent.init)
-                let (line, json) = logLine(outcome.record, events: userEvents)
-                lines.append(line)
-                records.append((outcome.record, json))
-                events += userEvents
-                if outcome.suppressed { suppressed.append(userID) }
+                record.apply(fired.change)
+                records.append(record)
+                recordChanges.append(fired.change)
+                changeEvents += fired.events.map(OutboxEvent.init)
+                if fired.suppressed { suppressed.append(userID) }
             }
-            if !changes.isEmpty {
+            if !changes.isEmpty || !recordChanges.isEmpty {
                 lines.append(
-                    LogEntry.fired(changes.map(\.change), events: changeEvents.map { ($0, outbox.sinks) }).line)
+                    LogEntry.fired(
+                        changes.map(\.change) + recordChanges, events: changeEvents.map { ($0, outbox.sinks) }
+                    ).line)
             }
             events += changeEvents
             try await logged(lines) {
-                for (record, json) in records { install(record, encoded: json) }
+                // Written by the next checkpoint with the rest of the dirty records.
+                for record in records { install(record) }
                 for (change, schedule) in changes {
                     pendingFires.add(change)
                     // The answer cached for repeats showed the old counts (the user had no
@@ -117,6 +124,7 @@ extension FileStateStore {
         statistics.dirtyRecords = cache.dirtyCount
         statistics.eventsDelivered = eventsCompleted
         statistics.deadLetters = deadLetterList.count
+        statistics.logBytes = wal.bytesWritten
         return statistics
     }
 

@@ -305,14 +305,26 @@ public actor FileStateStore: StateStore {
         await withCheckedContinuation { tickets.waitUntilApplied(upTo: ticket, $0) }
     }
 
-    /// The log line for a changed record, and the record's encoding inside it.
+    /// The log line for a changed record, which takes the next revision: a `change` (the
+    /// delta from `base`) for a user known before, else a `put` of the whole record, whose
+    /// encoding comes back too (for the checkpoint to write).
+    ///
+    /// A delta keeps the log's bytes in proportion to the change, not to the history: a user
+    /// with a long history cost a line of kilobytes per change as a `put`. A record hardly
+    /// larger than its delta is logged whole (`RecordDelta.isWorthwhile`).
     func logLine(
-        _ record: UserRecord, events: [OutboxEvent], outcomes: [EpisodeOutcome] = []
-    ) -> (line: [UInt8], json: [UInt8]) {
+        _ record: inout UserRecord, after base: UserRecord?, events: [OutboxEvent], outcomes: [EpisodeOutcome] = []
+    ) -> (line: [UInt8], json: [UInt8]?) {
+        record.revision = (base?.revision ?? record.revision) + 1
+        let events = events.map { ($0, outbox.sinks) }
+        if let base {
+            let delta = RecordDelta(from: base, to: record)
+            if delta.isWorthwhile {
+                return (LogEntry.change(delta, events: events, outcomes: outcomes).line, nil)
+            }
+        }
         let json = record.jsonBytes
-        return (
-            LogEntry.putLine(recordJSON: json, events: events.map { ($0, outbox.sinks) }, outcomes: outcomes), json
-        )
+        return (LogEntry.putLine(recordJSON: json, events: events, outcomes: outcomes), json)
     }
 
     /// The path of a user's file, for tests and support.

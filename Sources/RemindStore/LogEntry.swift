@@ -6,6 +6,9 @@ import RemindCore
 /// - `{"op":"put","record":{…},"events":[{"sinks":[…],"event":{…}}],"outcomes":[{…}]}`: a
 ///   user's whole record after a change, with the events the change produced and the episodes
 ///   it closed (DESIGN §5): one line, so a crash keeps all or none.
+/// - `{"op":"change","record":{…},"events":[…],"outcomes":[…]}`: a change to a user known
+///   before, as a `RecordDelta` (the record's members in the file's format, but only the new
+///   newest history entries, `historyKeep` for the rest, and episodes only when they changed).
 /// - `{"op":"delete","userID":"…","outcome":{…}}`: the user was forgotten (with the outcome of
 ///   the episode that was open, if one was).
 /// - `{"op":"ack","id":"…","sink":"…"}`: a sink is done with an event.
@@ -18,6 +21,7 @@ import RemindCore
 ///   it emitted; a snapshot logs the changes not yet in their files again, without events.
 enum LogEntry {
     case put(UserRecord, events: [(event: OutboxEvent, sinks: [String])], outcomes: [EpisodeOutcome] = [])
+    case change(RecordDelta, events: [(event: OutboxEvent, sinks: [String])], outcomes: [EpisodeOutcome] = [])
     case delete(UserID, outcome: EpisodeOutcome? = nil)
     case ack(eventID: String, sink: String)
     case dead(DeadLetterRecord)
@@ -29,6 +33,11 @@ enum LogEntry {
         if case .put(let record, let events, let outcomes) = self {
             return Self.putLine(recordJSON: record.jsonBytes, events: events, outcomes: outcomes)
         }
+        if case .change(let delta, let events, let outcomes) = self {
+            var writer = JSONWriter(reservingCapacity: 512)
+            delta.write(to: &writer)
+            return Self.putLine(recordJSON: writer.bytes, events: events, outcomes: outcomes, op: "change")
+        }
         var writer = JSONWriter(reservingCapacity: 256)
         if case .repeats(let users) = self { writer = JSONWriter(reservingCapacity: 64 + 256 * users.count) }
         if case .fired(let changes, let events) = self {
@@ -36,7 +45,7 @@ enum LogEntry {
         }
         writer.beginObject()
         switch self {
-        case .put:
+        case .put, .change:
             preconditionFailure("written by putLine above")
         case .delete(let userID, let outcome):
             writer.member("op", "delete")
@@ -76,13 +85,14 @@ enum LogEntry {
     }
 
     /// A `put` line around a record already encoded (the checkpoint writes the same bytes to
-    /// the user's file, so they are encoded once).
+    /// the user's file, so they are encoded once), or a `change` line around a delta.
     static func putLine(
-        recordJSON: [UInt8], events: [(event: OutboxEvent, sinks: [String])], outcomes: [EpisodeOutcome] = []
+        recordJSON: [UInt8], events: [(event: OutboxEvent, sinks: [String])], outcomes: [EpisodeOutcome] = [],
+        op: String = "put"
     ) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: recordJSON.count + 64 + 512 * events.count)
         writer.beginObject()
-        writer.member("op", "put")
+        writer.member("op", op)
         writer.key("record")
         writer.raw(recordJSON)
         write(events, to: &writer)
@@ -138,10 +148,10 @@ enum LogEntry {
             return nil
         }
         switch op {
-        case "put":
-            guard case .object(let recordObject)? = object["record"],
-                let record = try? UserRecord(object: recordObject), let events = Self.events(object["events"])
-            else { return nil }
+        case "put", "change":
+            guard case .object(let recordObject)? = object["record"], let events = Self.events(object["events"]) else {
+                return nil
+            }
             var outcomes: [EpisodeOutcome] = []
             if case .array(let values)? = object["outcomes"] {
                 for value in values {
@@ -151,7 +161,13 @@ enum LogEntry {
                     outcomes.append(decoded)
                 }
             }
-            self = .put(record, events: events, outcomes: outcomes)
+            if op == "put" {
+                guard let record = try? UserRecord(object: recordObject) else { return nil }
+                self = .put(record, events: events, outcomes: outcomes)
+            } else {
+                guard let delta = try? RecordDelta(object: recordObject) else { return nil }
+                self = .change(delta, events: events, outcomes: outcomes)
+            }
         case "delete":
             guard case .string(let raw)? = object["userID"], let userID = try? UserID(raw) else { return nil }
             var outcome: EpisodeOutcome?

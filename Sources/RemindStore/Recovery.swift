@@ -28,6 +28,11 @@ enum Recovery {
         /// Fired changes the log holds, per user in log order: applied to the rows (and to the
         /// records above), and pending for the files (`PendingFires`).
         var fires: [UserID: [FiredChange]] = [:]
+        /// Logged changes that did not apply to the user's file, reported once the whole log is
+        /// replayed: a later delete (or a new user of the same ID) explains them.
+        var unapplied: [UserID: String] = [:]
+        /// Files moved to quarantine during replay.
+        var quarantined: [StoreNotice] = []
     }
 
     static func run(
@@ -102,6 +107,13 @@ enum Recovery {
             apply(entry, to: &recovered, files: files)
         }
         if report.cutBytes > 0 { notice(.cutTornLogTail(bytes: report.cutBytes)) }
+        for quarantined in recovered.quarantined { notice(quarantined) }
+        for (userID, reason) in recovered.unapplied.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            notice(
+                .damagedFile(
+                    path: files.path(for: userID), movedTo: files.path(for: userID), reason: reason,
+                    consequence: "skipped the change and kept what the file holds"))
+        }
         try foldRepeats(into: &recovered, files: files, notice: notice)
         for (path, skipped) in report.damaged {
             notice(
@@ -117,7 +129,12 @@ enum Recovery {
 
     private static func apply(_ entry: LogEntry, to recovered: inout Recovered, files: UserFiles) {
         switch entry {
+        case .change(let delta, let events, let outcomes):
+            for (event, sinks) in events { recovered.outbox.enqueue(event, sinks: sinks) }
+            recovered.outcomes += outcomes
+            apply(delta, to: &recovered, files: files)
         case .put(let record, let events, let outcomes):
+            recovered.unapplied[record.userID] = nil
             // The file is rewritten at the next checkpoint, which also repairs a file torn by
             // a crash during the last one.
             recovered.schedules[record.userID] = record.schedule
@@ -128,6 +145,7 @@ enum Recovery {
             recovered.outcomes += outcomes
         case .delete(let userID, let outcome):
             if let outcome { recovered.outcomes.append(outcome) }
+            recovered.unapplied[userID] = nil
             recovered.schedules[userID] = nil
             recovered.records[userID] = nil
             recovered.repeats[userID] = nil
@@ -157,6 +175,50 @@ enum Recovery {
             }
             for (event, sinks) in events { recovered.outbox.enqueue(event, sinks: sinks) }
         }
+    }
+
+    /// Applies a logged change to the user's record: the replayed one, else their file's (with
+    /// the changes fired from the row since). A file that holds the change's revision already
+    /// was written by a checkpoint after it, and stays as it is. A change that does not follow
+    /// is noted (`unapplied`), unless the log deletes the user later: the file read may then be
+    /// a new user's of the same ID.
+    private static func apply(_ delta: RecordDelta, to recovered: inout Recovered, files: UserFiles) {
+        let userID = delta.userID
+        var base: UserRecord
+        if let replayed = recovered.records[userID] {
+            base = replayed
+        } else {
+            // A failed read leaves the user as the snapshot or scan had them, as a torn entry would.
+            switch (try? files.read(userID)) ?? .missing {
+            case .record(let read):
+                base = read
+            case .missing:
+                recovered.unapplied[userID] = "the log holds revision \(delta.revision) of a user whose file is missing"
+                return
+            case .quarantined(let movedTo, let reason):
+                // As for an unreadable file anywhere: the user is treated as unknown.
+                recovered.quarantined.append(
+                    .quarantined(path: files.path(for: userID), movedTo: movedTo, reason: reason))
+                recovered.schedules[userID] = nil
+                recovered.fires[userID] = nil
+                recovered.repeats[userID] = nil
+                return
+            }
+            guard base.revision < delta.revision else { return }
+            for change in recovered.fires[userID] ?? [] { base.apply(change) }
+        }
+        guard let record = delta.applied(to: base) else {
+            if base.revision < delta.revision {
+                recovered.unapplied[userID] =
+                    "the log's change of revision \(delta.revision) does not follow revision \(base.revision)"
+            }
+            return
+        }
+        recovered.unapplied[userID] = nil
+        recovered.schedules[userID] = record.schedule
+        recovered.records[userID] = record
+        // The change carries every repeat before it (`RecordDelta`).
+        recovered.repeats[userID] = nil
     }
 
     /// Folds the repeats the log holds into their users' records, reading the files of users

@@ -207,7 +207,7 @@ struct ScheduleTable: Sendable {
     }
 
     private mutating func pack(_ schedule: UserSchedule) -> Row {
-        var row = Row(
+        let row = Row(
             userID: schedule.userID, episodeStartedAt: Self.bits(schedule.episodeStartedAt),
             lastDeliveredAt: Self.bits(schedule.lastDeliveredAt),
             lastReportAt: schedule.lastReportAt.timeIntervalSinceReferenceDate,

@@ -22,6 +22,8 @@ public struct StoreStatistics: Sendable, Equatable {
     public var eventsDelivered = 0
     /// Events a sink gave up on, waiting for a replay.
     public var deadLetters = 0
+    /// Bytes appended to the write-ahead log since start (the files backend's; 0 elsewhere).
+    public var logBytes = 0
 
     public init() {}
 }

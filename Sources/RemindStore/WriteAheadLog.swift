@@ -40,6 +40,7 @@ public final class WriteAheadLog: @unchecked Sendable {
     private var fd: Int32 = -1
     private var size: Int = 0
     private let segmentState: Mutex<UInt64>
+    private let written = Atomic<Int>(0)
     private var thread: Thread?
 
     /// Opens the log for appending to a new segment after the highest one present.
@@ -55,6 +56,9 @@ public final class WriteAheadLog: @unchecked Sendable {
         self.thread = thread
         thread.start()
     }
+
+    /// Bytes made durable since the log was opened (for `remindd_log_bytes_total`).
+    public var bytesWritten: Int { written.load(ordering: .relaxed) }
 
     /// The segment new appends go to.
     public var currentSegment: UInt64 { segmentState.withLock { $0 } }
@@ -199,6 +203,7 @@ public final class WriteAheadLog: @unchecked Sendable {
         switch result {
         case .success:
             size += bytes.count
+            written.add(bytes.count, ordering: .relaxed)
             return .success(())
         case .failure(let error):
             // Cut off whatever part of the batch landed, so the log holds only whole,

@@ -13,8 +13,8 @@ import Foundation
 /// (two `openssl` runs of `TestCertificates`, 2026-11-25). `waitpid` needs no other thread.
 public enum ChildProcess {
     /// Runs `executable` (a path) with `arguments`; stdin is `/dev/null`, stdout and stderr go to
-    /// the given files (created or truncated), or to `/dev/null`. Returns the exit status, or
-    /// 128 + the signal for a child killed by one.
+    /// the given files (created or truncated; one file when both name the same path), or to
+    /// `/dev/null`. Returns the exit status, or 128 + the signal for a child killed by one.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
         standardOutput: String? = nil, standardError: String? = nil
@@ -25,8 +25,12 @@ public enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(
             &actions, 1, standardOutput ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(
-            &actions, 2, standardError ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if let standardError, standardError == standardOutput {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else {
+            posix_spawn_file_actions_addopen(
+                &actions, 2, standardError ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let variables = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         let envp = variables.map { strdup($0) } + [nil]

@@ -172,26 +172,24 @@ public final class PostgresServer: @unchecked Sendable {
             asServerUser: false)
     }
 
+    /// Runs a short command and returns its output (stdout and stderr), by `ChildProcess`: not
+    /// `Process`, whose `waitUntilExit` can hang the suite (see there).
     @discardableResult
     private static func run(_ executable: String, _ arguments: [String], asServerUser: Bool = true) throws -> String {
-        let process = Process()
-        let output = Pipe()
+        // In /tmp (`env -C`): the server's user may not enter the test's working directory.
+        var command = ["-C", "/tmp", executable] + arguments
         if asServerUser, getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "--", executable] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
+            command =
+                ["-C", "/tmp", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+                + [executable] + arguments
         }
-        process.standardOutput = output
-        process.standardError = output
-        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw ServerError("\(executable) exited with \(process.terminationStatus): \(text)")
+        let outputPath = NSTemporaryDirectory() + "remindd-pg-\(UUID().uuidString).out"
+        defer { unlink(outputPath) }
+        let status = try ChildProcess.run(
+            "/usr/bin/env", command, standardOutput: outputPath, standardError: outputPath)
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            throw ServerError("\(executable) exited with \(status): \(text)")
         }
         return text
     }

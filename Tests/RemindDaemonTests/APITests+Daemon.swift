@@ -154,6 +154,10 @@ extension APITests {
             #expect(lines.contains("remindd_reports_total 1"))
             #expect(lines.contains("# TYPE remindd_reports_total counter"))
             #expect(lines.contains("remindd_report_changes_total 1"))
+            // The new user's whole record went to the log before the reply.
+            let logged = lines.first { $0.hasPrefix("remindd_log_bytes_total ") }.flatMap { Double($0.dropFirst(24)) }
+            #expect((logged ?? 0) > 300, "\(lines.filter { $0.contains("log_bytes") })")
+            #expect(lines.contains("# TYPE remindd_log_bytes_total counter"))
             for line in lines where !line.hasPrefix("#") {
                 let parts = line.split(separator: " ")
                 #expect(parts.count == 2 && Double(parts[1]) != nil, "not a sample: \(line)")

@@ -23,4 +23,8 @@ int remindsys_start_writeback(int fd);
 // it) each time such a block is freed. Returns 1 on success.
 int remindsys_fix_mmap_threshold(unsigned long bytes);
 
+// open(path, O_RDONLY | O_CLOEXEC | O_NOATIME), falling back to no O_NOATIME where the
+// caller does not own the file (EPERM): reading a user file must not dirty its inode.
+int remindsys_open_read_noatime(const char *path);
+
 #endif

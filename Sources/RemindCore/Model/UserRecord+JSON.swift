@@ -3,20 +3,26 @@ import Foundation
 /// The user file format (schema version 1):
 ///
 /// ```json
-/// {"schemaVersion":1,"userID":"u-42","reportCount":3,"lastReportAt":"…","lastHeartbeatAt":null,
+/// {"schemaVersion":1,"userID":"u-42","revision":3,"reportCount":3,"lastReportAt":"…","lastHeartbeatAt":null,
 ///  "platform":"iOS","appVersion":"5.2","device":{"locale","push"},"permissions":{…,"observedAt":"…"},"errors":[…],
 ///  "history":[{"observedAt","observations","lastObservedAt","receivedAt","permissions":{…},"errors":[…]}],
 ///  "episodes":[{"startedAt","closedAt","suppressedCount","suppressed","deliveries":[…]}]}
 /// ```
 ///
-/// `permissions` and `errors` at the top repeat the newest history entry for people reading
+/// `revision` counts the record's logged changes (absent: 0). `permissions` and `errors` at the top repeat the newest history entry for people reading
 /// the file; decoding takes them from the history.
 extension UserRecord {
-    public var jsonBytes: [UInt8] {
-        var writer = JSONWriter(reservingCapacity: 512 + history.count * 200)
+    public var jsonBytes: [UInt8] { encoded(history: history[...], keep: nil) }
+
+    /// The file format with `entries` as the history (all of it, for a file) and, for a logged
+    /// change (`RecordDelta`), `historyKeep` and `episodesKeep` naming the elements of the
+    /// previous revision that follow the history and episodes written.
+    func encoded(history entries: ArraySlice<HistoryEntry>, keep: (Range<Int>, Range<Int>)?) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 512 + entries.count * 200)
         writer.beginObject()
         writer.member("schemaVersion", Self.schemaVersion)
         writer.member("userID", userID.rawValue)
+        if revision > 0 { writer.member("revision", revision) }
         writer.member("reportCount", reportCount)
         writer.member("lastReportAt", RFC3339.format(lastReportAt))
         writer.member("lastHeartbeatAt", lastHeartbeatAt.map(RFC3339.format))
@@ -42,17 +48,26 @@ extension UserRecord {
             }
             writer.endObject()
         }
-        if let newest = history.first {
+        if let newest = entries.first {
             writer.key("permissions")
             Self.write(newest.permissions, observedAt: newest.lastObservedAt, to: &writer)
             writer.member("errors", strings: newest.errors.map(\.rawValue))
         }
         writer.key("history")
         writer.beginArray()
-        for entry in history {
+        for entry in entries {
             entry.write(to: &writer)
         }
         writer.endArray()
+        if let (history, episodes) = keep {
+            for (name, range) in [("historyKeep", history), ("episodesKeep", episodes)] {
+                writer.key(name)
+                writer.beginObject()
+                writer.member("from", range.lowerBound)
+                writer.member("count", range.count)
+                writer.endObject()
+            }
+        }
         writer.key("episodes")
         writer.beginArray()
         for episode in episodes {
@@ -137,6 +152,7 @@ extension UserRecord {
                 reason: "must be \(Self.schemaVersion), got \(version.map(String.init) ?? "none")")
         }
         let userID = try Self.requiredUserID(&reader)
+        let revision = try reader.integer("revision", in: 0...Int64.max) ?? 0
         let reportCount = try reader.integer("reportCount", in: 0...Int64.max) ?? 0
         let lastReportAt = try Self.requiredDate(&reader, "lastReportAt")
         let lastHeartbeatAt = try Self.optionalDate(&reader, "lastHeartbeatAt")
@@ -223,6 +239,7 @@ extension UserRecord {
             lastReportAt: lastReportAt, lastHeartbeatAt: lastHeartbeatAt, platform: platform, appVersion: appVersion,
             knownNotifications: knownNotifications, knownTimeZone: knownTimeZone, device: device,
             knownMotion: knownMotion)
+        self.revision = Int(revision)
     }
 
     static func readPermissions(_ object: JSONObject, path: String) throws(ValidationError) -> Permissions {

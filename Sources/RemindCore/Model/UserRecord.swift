@@ -5,6 +5,10 @@ public struct UserRecord: Sendable, Equatable {
     public static let schemaVersion = 1
 
     public var userID: UserID
+    /// How many changes of this record were logged (`FileStateStore`): a logged change names
+    /// the revision it made, so replay applies it only to the revision before and skips it
+    /// where the file already holds it. 0 for a record never logged (other backends).
+    public var revision = 0
     /// Changes, newest `observedAt` first; never empty once a report was stored.
     public var history: [HistoryEntry]
     /// Episodes, newest first; only the first can be open.
