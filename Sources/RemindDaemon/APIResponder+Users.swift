@@ -21,16 +21,24 @@ extension APIResponder {
             runtime.metrics.recordRejectedReport()
             return HTTPResponses.badRequest(error)
         }
+        guard let status = try await store(report, for: userID, receivedAt: receivedAt) else {
+            return HTTPResponses.problem(500, "Internal error", "stored user has no state")
+        }
+        return HTTPResponses.json(status)
+    }
+
+    /// Stores a decoded report, counts and logs what it did, and returns the user's encoded
+    /// status (nil if the stored user has none): the route's work after decoding, shared with
+    /// ``RepeatReportHandler``, which answers changes on its own. Throws what the store throws
+    /// (a failed write changes nothing).
+    func store(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> [UInt8]? {
         let answer = try await runtime.store.answerReport(report, for: userID, receivedAt: receivedAt)
         runtime.metrics.recordReport(changed: answer.changed)
         if answer.openedGroup != nil || !answer.outcomes.isEmpty {
             runtime.metrics.recordEpisodes(opened: answer.openedGroup.map { [$0] } ?? [], closed: answer.outcomes)
         }
         log(answer.transitions, userID: userID)
-        guard let status = answer.status else {
-            return HTTPResponses.problem(500, "Internal error", "stored user has no state")
-        }
-        return HTTPResponses.json(status)
+        return answer.status
     }
 
     private func log(_ transitions: [EpisodeTransition], userID: UserID) {

@@ -16,6 +16,19 @@ struct RepeatFastPath: Sendable {
     let access: AccessPolicy
     let wallClock: @Sendable () -> Date
     let metrics: DaemonMetrics
+    /// Stores a report that is not a repeat and returns the user's status (`APIResponder.store`).
+    let store: @Sendable (PermissionReport, UserID, Date) async throws -> [UInt8]?
+
+    init(
+        answering: any RepeatAnswering, access: AccessPolicy, wallClock: @escaping @Sendable () -> Date,
+        metrics: DaemonMetrics, store: @escaping @Sendable (PermissionReport, UserID, Date) async throws -> [UInt8]?
+    ) {
+        self.answering = answering
+        self.access = access
+        self.wallClock = wallClock
+        self.metrics = metrics
+        self.store = store
+    }
 
     /// The fast path of a responder's listener; nil when its store keeps no repeat rows.
     init?(_ responder: APIResponder) {
@@ -24,18 +37,24 @@ struct RepeatFastPath: Sendable {
         access = responder.access
         wallClock = responder.runtime.wallClock
         metrics = responder.runtime.metrics
+        store = { report, userID, receivedAt in try await responder.store(report, for: userID, receivedAt: receivedAt) }
     }
 }
 
-/// Answers `POST /v1/users/{id}/reports` on the connection's event loop when the report only
-/// repeats the user's state (issue 17): an HTTP parse, a hash lookup and a canned answer, with
-/// no task, actor or thread hop. Everything else (a change, a new user, a bad body, a peer that
-/// may not change state, a request it cannot judge) goes on to Hummingbird unchanged, which
-/// answers exactly as before.
+/// Answers `POST /v1/users/{id}/reports` itself (issue 17). A report that only repeats the
+/// user's state is answered on the connection's event loop: an HTTP parse, a hash lookup and a
+/// canned answer, with no task, actor or thread hop. A valid report that changes something is
+/// stored by a task of its own (the route's work, `APIResponder.store`) and answered from the
+/// event loop: Hummingbird's router, its async channel and a second decode of the body were a
+/// fifth of a change's CPU. Everything else (a bad body, a peer that may not change state, a
+/// request it cannot judge, a store error) goes on to Hummingbird unchanged, which answers
+/// exactly as before; a failed write changes nothing, so Hummingbird's attempt after it is the
+/// first that counts.
 ///
 /// It sits after ``ConnectionDeadlineHandler``, so the deadlines see its answers like any
-/// other. While a request it passed on is unanswered it passes every request on, so answers
-/// keep the order of the requests on a pipelined connection.
+/// other. While a request it passed on is unanswered it passes every request on, and while it
+/// stores a change it reads nothing more from the socket and holds what was read already, so
+/// answers keep the order of the requests on a pipelined connection.
 final class RepeatReportHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -46,10 +65,19 @@ final class RepeatReportHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case idle
         case passing
         case collecting(HTTPRequestHead, UserID, ByteBuffer?)
+        /// A change is being stored; what arrives meanwhile waits in `held`.
+        case storing
     }
 
     private let fastPath: RepeatFastPath
     private var state = State.idle
+    private var held: [HTTPServerRequestPart] = []
+    /// A `read` asked for while storing, passed on once the answer is written.
+    private var readHeld = false
+    /// A graceful shutdown's request to wind the connection down, held while a change is being
+    /// stored (Hummingbird sees no request in flight and would close the connection before the
+    /// answer), passed on once it is written.
+    private var quiesceHeld: Any?
     /// Requests passed on and not yet answered.
     private var forwarded = 0
     /// The peer's SO_PEERCRED on a Unix socket, asked once.
@@ -62,6 +90,10 @@ final class RepeatReportHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if isStoring {
+            held.append(unwrapInboundIn(data))
+            return
+        }
         switch (state, unwrapInboundIn(data)) {
         case (.idle, .head(let head)):
             if forwarded == 0, let userID = candidate(head, context: context) {
@@ -86,11 +118,19 @@ final class RepeatReportHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
         case (.collecting(let head, let userID, let body), .end(let trailers)):
             state = .idle
-            if trailers == nil, let answer = answer(userID, body: body) {
-                respond(answer, version: head.version, context: context)
-            } else {
+            let receivedAt = fastPath.wallClock()
+            guard trailers == nil, let body,
+                let report = try? PermissionReport(json: body.readableBytesView, receivedAt: receivedAt)
+            else {
                 passOn(head, body, context: context)
                 context.fireChannelRead(data)
+                return
+            }
+            if let status = fastPath.answering.answerRepeat(report, of: userID, receivedAt: receivedAt) {
+                fastPath.metrics.recordReport(changed: false)
+                respond(status, version: head.version, context: context)
+            } else {
+                store(report, of: userID, receivedAt: receivedAt, request: (head, body), context: context)
             }
         case (.passing, .end):
             state = .idle
@@ -98,6 +138,85 @@ final class RepeatReportHandler: ChannelDuplexHandler, RemovableChannelHandler {
         default:
             context.fireChannelRead(data)
         }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if isStoring, event is ChannelShouldQuiesceEvent {
+            quiesceHeld = event
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if isStoring {
+            readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    /// Stores a change off the event loop and answers it there.
+    private func store(
+        _ report: PermissionReport, of userID: UserID, receivedAt: Date, request: (HTTPRequestHead, ByteBuffer),
+        context: ChannelHandlerContext
+    ) {
+        state = .storing
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((self, context), eventLoop: loop)
+        let store = fastPath.store
+        Task {
+            let result: Result<[UInt8]?, any Error>
+            do {
+                result = .success(try await store(report, userID, receivedAt))
+            } catch {
+                result = .failure(error)
+            }
+            loop.execute {
+                let (handler, context) = bound.value
+                handler.stored(result, request: request, context: context)
+            }
+        }
+    }
+
+    /// Answers a stored change, or lets Hummingbird answer the request (a store error, which
+    /// changed nothing), then takes up what arrived meanwhile.
+    private func stored(
+        _ result: Result<[UInt8]?, any Error>, request: (head: HTTPRequestHead, body: ByteBuffer),
+        context: ChannelHandlerContext
+    ) {
+        state = .idle
+        switch result {
+        case .success(let status?):
+            respond(status, version: request.head.version, context: context)
+        case .success(nil):
+            // What the route answers too (the report is stored; a user always has a state).
+            let problem = Problem(status: 500, title: "Internal error", detail: "stored user has no state")
+            respond(
+                problem.jsonBytes, status: .internalServerError, contentType: Problem.mediaType,
+                version: request.head.version, context: context)
+        case .failure:
+            passOn(request.head, request.body, context: context)
+            context.fireChannelRead(wrapInboundOut(.end(nil)))
+        }
+        let parts = held
+        held = []
+        // A part may start another change: the rest are held again, in order.
+        for part in parts { channelRead(context: context, data: wrapInboundOut(part)) }
+        // Hummingbird's async channel hands reads on at the end of a read burst: this is one.
+        context.fireChannelReadComplete()
+        if let event = quiesceHeld, !isStoring {
+            quiesceHeld = nil
+            context.fireUserInboundEventTriggered(event)
+        }
+        if readHeld, !isStoring {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    private var isStoring: Bool {
+        if case .storing = state { true } else { false }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -152,26 +271,19 @@ final class RepeatReportHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    private func answer(_ userID: UserID, body: ByteBuffer?) -> [UInt8]? {
-        guard let body else { return nil }
-        let receivedAt = fastPath.wallClock()
-        guard let report = try? PermissionReport(json: body.readableBytesView, receivedAt: receivedAt),
-            let status = fastPath.answering.answerRepeat(report, of: userID, receivedAt: receivedAt)
-        else { return nil }
-        fastPath.metrics.recordReport(changed: false)
-        return status
-    }
-
-    private func respond(_ status: [UInt8], version: HTTPVersion, context: ChannelHandlerContext) {
+    private func respond(
+        _ body: [UInt8], status: HTTPResponseStatus = .ok, contentType: String = "application/json",
+        version: HTTPVersion, context: ChannelHandlerContext
+    ) {
         // The headers Hummingbird's answer carries.
         let headers = HTTPHeaders([
-            ("Content-Type", "application/json"), ("Content-Length", String(status.count)),
+            ("Content-Type", contentType), ("Content-Length", String(body.count)),
             ("Date", httpDate()), ("Server", "remindd"),
         ])
         context.write(
-            wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .ok, headers: headers))), promise: nil)
+            wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
         context.write(
-            wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: status)))), promise: nil)
+            wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 

@@ -9,7 +9,7 @@ import Testing
 struct RecordDeltaTests {
     @Test func deltasRebuildEveryStepOfTheSimulations() async throws {
         var checked = (steps: 0, kept: 0, truncated: 0, episodesKept: 0)
-        for seed in propertySeeds(0xDE17_A5ED, count: 40) {
+        for seed in propertySeeds(0xDE17_A5ED, count: 25) {
             // Pure CPU: let the suite's servers run between cases (two pool threads here).
             await Task.yield()
             var rng = SplitMix64(seed: seed)
@@ -43,7 +43,7 @@ struct RecordDeltaTests {
             }
         }
         #expect(
-            checked.steps > 1000 && checked.kept > 500 && checked.truncated > 0 && checked.episodesKept > 0,
+            checked.steps > 600 && checked.kept > 300 && checked.truncated > 0 && checked.episodesKept > 0,
             "\(checked)")
     }
 

@@ -6,9 +6,9 @@ import Testing
     import Glibc
 #endif
 
-/// Repeated reports answered on the event loop (`RepeatReportHandler`, issue 17), against the
-/// real binary: the answer is Hummingbird's, byte for byte in its body and with its headers,
-/// and pipelined requests are answered in order.
+/// Reports answered by `RepeatReportHandler` (issue 17), repeats on the event loop and changes
+/// by a task of its own, against the real binary: the answer is Hummingbird's, byte for byte in
+/// its body and with its headers, and pipelined requests are answered in order.
 @Suite(.serialized)
 struct RepeatFastPathTests {
     struct Answer {
@@ -102,6 +102,18 @@ struct RepeatFastPathTests {
         try #require(again.count == 1 && status.count == 1)
         #expect(try Self.reportCount(again[0]) == .int(5))
         #expect(again[0].body == status[0].body)
+
+        // Two changes and a GET in one write: the handler stores the first change while the
+        // second waits, then the second, then Hummingbird answers the GET.
+        connection.write(
+            Self.post("fast", report) + Self.post("fast", change)
+                + "GET /v1/users/fast HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let changes = Self.read(3, from: connection, deadline: deadline)
+        try #require(changes.count == 3)
+        #expect(changes.map(\.status) == [200, 200, 200])
+        #expect(try changes.map(Self.reportCount) == [.int(6), .int(7), .int(7)])
+        #expect(changes[0].headers["content-type"] == "application/json" && changes[0].headers["server"] == "remindd")
+        #expect(changes[1].body == changes[2].body)
 
         // A body that is no report is Hummingbird's 400, on the same connection.
         connection.write(Self.post("fast", #"{"location":"nowhere"}"#))

@@ -1,0 +1,135 @@
+import Foundation
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import RemindCore
+import RemindStore
+import Testing
+
+@testable import RemindDaemon
+
+/// `RepeatReportHandler` storing a change itself (issue 17), on a channel whose store is held
+/// at a gate: what arrives meanwhile (a pipelined request, a graceful shutdown's quiesce) waits
+/// until the answer is written, and a store error hands the request to Hummingbird whole.
+struct ChangeHandlerTests {
+    /// What the handler passes on towards Hummingbird, in order.
+    final class Downstream: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = HTTPServerRequestPart
+        var seen: [String] = []
+        /// Signalled at each request's end.
+        let ends = AsyncStream<Void>.makeStream()
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head): seen.append("head \(head.method) \(head.uri)")
+            case .body(let body): seen.append("body \(body.readableBytes)")
+            case .end:
+                seen.append("end")
+                ends.continuation.yield()
+            }
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if event is ChannelShouldQuiesceEvent { seen.append("quiesce") }
+        }
+    }
+
+    /// Nothing is a repeat: every valid report is a change.
+    struct NoRepeats: RepeatAnswering {
+        func answerRepeat(_ report: PermissionReport, of userID: UserID, receivedAt: Date) -> [UInt8]? { nil }
+    }
+
+    /// A store that waits for `open` and then answers with `result`.
+    final class Gate: Sendable {
+        let entered = AsyncStream<Void>.makeStream()
+        let opened = AsyncStream<Result<[UInt8]?, StoreError>>.makeStream()
+
+        func store() async throws -> [UInt8]? {
+            entered.continuation.yield()
+            for await result in opened.stream { return try result.get() }
+            throw CancellationError()
+        }
+    }
+
+    func channel(_ gate: Gate) async throws -> (NIOAsyncTestingChannel, Downstream) {
+        let fastPath = RepeatFastPath(
+            answering: NoRepeats(), access: .open, wallClock: { Date(timeIntervalSince1970: 1_800_000_000) },
+            metrics: DaemonMetrics(), store: { _, _, _ in try await gate.store() })
+        let downstream = Downstream()
+        let channel = NIOAsyncTestingChannel()
+        try await channel.pipeline.addHandlers([RepeatReportHandler(fastPath), downstream])
+        return (channel, downstream)
+    }
+
+    func post(_ channel: NIOAsyncTestingChannel, user: String) async throws {
+        let body = #"{"location":"always"}"#
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/v1/users/\(user)/reports")
+        head.headers.add(name: "Content-Length", value: String(body.utf8.count))
+        try await channel.writeInbound(HTTPServerRequestPart.head(head))
+        try await channel.writeInbound(HTTPServerRequestPart.body(ByteBuffer(string: body)))
+        try await channel.writeInbound(HTTPServerRequestPart.end(nil))
+    }
+
+    @Test func whatArrivesWhileAChangeIsStoredWaitsForItsAnswer() async throws {
+        let gate = Gate()
+        let (channel, downstream) = try await channel(gate)
+        try await post(channel, user: "u-1")
+        var entered = gate.entered.stream.makeAsyncIterator()
+        await entered.next()
+        // A pipelined GET and a graceful shutdown arrive while the change is being stored.
+        try await channel.writeInbound(
+            HTTPServerRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/v1/status")))
+        try await channel.writeInbound(HTTPServerRequestPart.end(nil))
+        channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        try await channel.testingEventLoop.executeInContext {
+            #expect(downstream.seen.isEmpty)
+        }
+        gate.opened.continuation.yield(.success(Array(#"{"userID":"u-1"}"#.utf8)))
+        let head = try await channel.waitForOutboundWrite(as: HTTPServerResponsePart.self)
+        guard case .head(let response) = head else {
+            Issue.record("expected a response head, got \(head)")
+            return
+        }
+        #expect(response.status == .ok)
+        #expect(response.headers["content-type"] == ["application/json"])
+        guard
+            case .body(.byteBuffer(let body)) = try await channel.waitForOutboundWrite(as: HTTPServerResponsePart.self)
+        else {
+            Issue.record("expected a body")
+            return
+        }
+        #expect(String(buffer: body) == #"{"userID":"u-1"}"#)
+        // Then the GET goes on, and only after it the quiesce.
+        try await channel.testingEventLoop.executeInContext {
+            #expect(downstream.seen == ["head GET /v1/status", "end", "quiesce"])
+        }
+    }
+
+    @Test func aStoreErrorHandsTheRequestToHummingbirdWhole() async throws {
+        let gate = Gate()
+        let (channel, downstream) = try await channel(gate)
+        try await post(channel, user: "u-2")
+        var entered = gate.entered.stream.makeAsyncIterator()
+        await entered.next()
+        gate.opened.continuation.yield(.failure(.databaseUnavailable("the test says so")))
+        // The request's end reaches the next handler (a deadline: the suite's other tests may
+        // hold this 2-core machine's pool threads for a while).
+        let arrived = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in downstream.ends.stream { return true }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(120))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        #expect(arrived)
+        let seen = try await channel.testingEventLoop.executeInContext { downstream.seen }
+        #expect(seen == ["head POST /v1/users/u-2/reports", "body 21", "end"])
+        #expect(try await channel.readOutbound(as: HTTPServerResponsePart.self) == nil)
+    }
+}
