@@ -17,6 +17,13 @@ struct ChangeLogTests {
             observedAt: start + .seconds(60 * index))
     }
 
+    /// Reports `indexes` in order, a minute apart.
+    func send(_ indexes: Range<Int>, to store: FileStateStore) async throws {
+        for index in indexes {
+            _ = try await store.report(report(index), for: userID, receivedAt: start + .seconds(60 * index))
+        }
+    }
+
     /// Every `change` line in the log, decoded.
     func loggedChanges(_ directory: String) throws -> [(delta: RecordDelta, bytes: Int)] {
         let wal = directory + "/wal"
@@ -42,14 +49,10 @@ struct ChangeLogTests {
     func aCrashReplaysTheChangesOntoTheFilesRevision(checkpointFirst: Bool) async throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
-        for index in 0..<40 {
-            _ = try await store.report(report(index), for: userID, receivedAt: start + .seconds(60 * index))
-        }
+        try await send(0..<40, to: store)
         try await store.checkpoint(snapshot: true)
         #expect(try loggedChanges(fixture.directory).isEmpty)
-        for index in 40..<45 {
-            _ = try await store.report(report(index), for: userID, receivedAt: start + .seconds(60 * index))
-        }
+        try await send(40..<45, to: store)
         let live = try #require(try await store.record(userID))
         #expect(live.revision == 45 && live.history.count == 45)
         let changes = try loggedChanges(fixture.directory)
@@ -78,9 +81,7 @@ struct ChangeLogTests {
     @Test func aChangeCarriesTheRepeatsBeforeIt() async throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
-        for index in 0..<11 {
-            _ = try await store.report(report(index), for: userID, receivedAt: start + .seconds(60 * index))
-        }
+        try await send(0..<11, to: store)
         try await store.checkpoint(snapshot: true)
         // Index 10 is `whileInUse`: the same state, observed later, is a repeat.
         for offset in 1...5 {
@@ -107,15 +108,11 @@ struct ChangeLogTests {
     @Test func aChangeThatDoesNotFollowTheFileIsReported() async throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
-        for index in 0..<10 {
-            _ = try await store.report(report(index), for: userID, receivedAt: start + .seconds(60 * index))
-        }
+        try await send(0..<10, to: store)
         try await store.checkpoint(snapshot: true)
         let path = store.userFilePath(userID)
         let older = try Data(contentsOf: URL(fileURLWithPath: path))
-        for index in 10..<13 {
-            _ = try await store.report(report(index), for: userID, receivedAt: start + .seconds(60 * index))
-        }
+        try await send(10..<13, to: store)
         try await store.checkpoint(snapshot: true)
         _ = try await store.report(report(13), for: userID, receivedAt: start + .seconds(60 * 13))
         #expect(try loggedChanges(fixture.directory).map(\.delta.revision) == [14])
@@ -142,17 +139,11 @@ struct ChangeLogTests {
     @Test func aDeletedAndNewUserOfTheSameIDIsNoDamage() async throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
-        for index in 0..<10 {
-            _ = try await store.report(report(index), for: userID, receivedAt: start + .seconds(60 * index))
-        }
+        try await send(0..<10, to: store)
         try await store.checkpoint(snapshot: true)
-        for index in 10..<13 {
-            _ = try await store.report(report(index), for: userID, receivedAt: start + .seconds(60 * index))
-        }
+        try await send(10..<13, to: store)
         #expect(try await store.delete(userID, at: start + .seconds(60 * 13)))
-        for index in 14..<16 {
-            _ = try await store.report(report(index), for: userID, receivedAt: start + .seconds(60 * index))
-        }
+        try await send(14..<16, to: store)
         // The new user's file (revision 2) is written; the log still holds the old one's 11 to 13.
         try await store.checkpoint(snapshot: false)
         #expect(try loggedChanges(fixture.directory).map(\.delta.revision) == [11, 12, 13])
