@@ -186,6 +186,11 @@ final class RepeatReportHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context: ChannelHandlerContext
     ) {
         state = .idle
+        // The peer went away meanwhile: nothing to answer, and nothing after it to take up.
+        guard context.channel.isActive else {
+            held = []
+            return
+        }
         switch result {
         case .success(let status?):
             respond(status, version: request.head.version, context: context)
