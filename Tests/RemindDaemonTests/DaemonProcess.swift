@@ -29,10 +29,10 @@ final class DaemonProcess: @unchecked Sendable {
     var configPath: String { directory + "/remindd.json" }
     var eventsPath: String { directory + "/events.jsonl" }
     var logPath: String { directory + "/remindd.log" }
-    private(set) var process: Process?
+    private(set) var process: SpawnedProcess?
     private var notify: DatagramListener?
     var client: UnixHTTPClient { UnixHTTPClient(socketPath: socketPath) }
-    var pid: Int32? { process?.processIdentifier }
+    var pid: Int32? { process?.pid }
 
     /// A temp directory with a configuration: a file sink into `events.jsonl` plus whatever
     /// `configuration` sets at the top level (JSON members without the braces).
@@ -76,7 +76,7 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     deinit {
-        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if let process, process.isRunning { kill(process.pid, SIGKILL) }
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -102,29 +102,27 @@ final class DaemonProcess: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: binary) else { throw Failure.binaryMissing(binary) }
         let listener = try DatagramListener()
         notify = listener
-        let process = Process()
         // A launcher (systemd-socket-activate …) runs the daemon as its last argument.
         let daemonArguments =
             arguments ?? [
                 "--config", configPath, "--state-directory", stateDirectory, "--socket", socketPath,
             ]
         let command = launcher.isEmpty ? [binary] + daemonArguments : launcher + [binary] + daemonArguments
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = listener.path
         for key in ["REMINDD_CONFIG", "REMINDD_STATE_DIRECTORY", "REMINDD_SOCKET", "INVOCATION_ID", "WATCHDOG_USEC"] {
             environment[key] = nil
         }
         environment.merge(extra) { $1 }
-        process.environment = environment
-        FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = FileHandle(forWritingAtPath: logPath)!
-        log.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
-        self.process = process
+        let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer {
+            close(log)
+            close(null)
+        }
+        process = try SpawnedProcess(
+            executable: command[0], arguments: Array(command.dropFirst()), environment: environment,
+            standardInput: null, standardOutput: log, standardError: log)
         guard waitForReady else { return }
         try waitFor("READY=1")
     }
@@ -142,7 +140,7 @@ final class DaemonProcess: @unchecked Sendable {
                 if message.contains(text) { return message }
                 continue
             }
-            if exited { throw Failure.exitedEarly(process.terminationStatus, self.log) }
+            if exited { throw Failure.exitedEarly(Self.code(process.exitStatus ?? -1), self.log) }
         }
         throw Failure.notReady(log)
     }
@@ -154,18 +152,20 @@ final class DaemonProcess: @unchecked Sendable {
     @discardableResult
     func stop(signal: Int32 = SIGTERM) -> Int32 {
         guard let process else { return -1 }
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
+        kill(process.pid, signal)
         self.process = nil
-        return process.terminationStatus
+        return Self.code(process.wait(timeout: .seconds(120)) ?? process.stop())
     }
+
+    /// The exit code, or the signal that ended the process (as Foundation's `Process` gave it:
+    /// remindd itself exits 0, 1 or 78, never 128 or more).
+    static func code(_ status: Int32) -> Int32 { status > 128 ? status - 128 : status }
 
     /// Waits for a process that exits by itself (a start-up failure).
     func waitForExit() -> Int32 {
         guard let process else { return -1 }
-        process.waitUntilExit()
         self.process = nil
-        return process.terminationStatus
+        return Self.code(process.wait(timeout: .seconds(120)) ?? process.stop())
     }
 
     /// The events in the file sink, one JSON object per line.

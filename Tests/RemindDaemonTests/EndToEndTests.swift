@@ -134,7 +134,7 @@ struct EndToEndTests {
     @Test func sighupReloadsAndSigtermStops() throws {
         let daemon = try DaemonProcess(configuration: #""notification":{"notificationTriggerDelay":100}"#)
         try daemon.start()
-        let pid = try #require(daemon.process?.processIdentifier)
+        let pid = try #require(daemon.pid)
         try
             #"{"notification":{"notificationTriggerDelay":200},"sinks":[{"type":"file","path":"\#(daemon.eventsPath)"}]}"#
             .write(toFile: daemon.configPath, atomically: true, encoding: .utf8)

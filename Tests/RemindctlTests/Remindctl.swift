@@ -1,4 +1,5 @@
 import Foundation
+import RemindTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -35,7 +36,7 @@ enum Remindctl {
             close(null)
         }
         let socketArguments = socket.map { ["--socket", $0] } ?? []
-        let process = try ChildProcess(
+        let process = try SpawnedProcess(
             executable: BuildProducts.path(of: "remindctl"), arguments: socketArguments + arguments,
             environment: baseEnvironment.merging(extra) { $1 }, standardInput: standardInput ?? null,
             standardOutput: standardOutput ?? output, standardError: error)

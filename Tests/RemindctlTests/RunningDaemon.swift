@@ -19,7 +19,7 @@ final class RunningDaemon {
     var configPath: String { directory + "/remindd.json" }
     var logPath: String { directory + "/remindd.log" }
     var client: UnixHTTPClient { UnixHTTPClient(socketPath: socketPath) }
-    private var process: ChildProcess?
+    private var process: SpawnedProcess?
     private let notify: DatagramListener
 
     /// Starts remindd with `configuration` (a JSON object) as its file. The default has a file
@@ -50,7 +50,7 @@ final class RunningDaemon {
         }
         var environment = ["PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path, "TZ": "UTC"]
         environment["HOME"] = directory
-        let process = try ChildProcess(
+        let process = try SpawnedProcess(
             executable: BuildProducts.path(of: "remindd"),
             arguments: ["--config", configPath, "--state-directory", directory + "/state", "--socket", socketPath],
             environment: environment, standardInput: null, standardOutput: log, standardError: log)

@@ -5,24 +5,27 @@ import Synchronization
     import Glibc
 #endif
 
-/// A program started with `posix_spawn`, waited for on a thread of its own.
+/// A program started with `posix_spawn`, waited for on a thread of its own (a daemon or a CLI
+/// run in a test; `ChildProcess` runs a short command to completion).
 ///
 /// Foundation's `Process` passes on the caller's signal mask, and a test runner's threads may
 /// have SIGTERM blocked: a daemon started that way never sees the SIGTERM that should stop it.
 /// Here the child starts with an empty mask and default dispositions, and its standard streams
-/// are exactly the descriptors given.
-final class ChildProcess: Sendable {
-    struct SpawnError: Error, CustomStringConvertible {
+/// are exactly the descriptors given. And `Process.waitUntilExit` learns of the exit through
+/// Dispatch's pool threads, which tests blocked in it at once can all hold (see `ChildProcess`);
+/// the reaper here is a thread of its own.
+public final class SpawnedProcess: Sendable {
+    public struct SpawnError: Error, CustomStringConvertible {
         let executable: String
         let code: Int32
-        var description: String { "cannot start \(executable): \(String(cString: strerror(code)))" }
+        public var description: String { "cannot start \(executable): \(String(cString: strerror(code)))" }
     }
 
-    let pid: pid_t
+    public let pid: pid_t
     private let status = Mutex<Int32?>(nil)
     private let exited = DispatchSemaphore(value: 0)
 
-    init(
+    public init(
         executable: String, arguments: [String], environment: [String: String], standardInput: Int32,
         standardOutput: Int32, standardError: Int32
     ) throws {
@@ -80,10 +83,13 @@ final class ChildProcess: Sendable {
         _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
     }
 
-    var isRunning: Bool { status.withLock { $0 } == nil }
+    public var isRunning: Bool { status.withLock { $0 } == nil }
+
+    /// The exit code (128 + signal when killed), or nil while it runs.
+    public var exitStatus: Int32? { status.withLock { $0 } }
 
     /// The exit code (128 + signal when killed), or nil if it is still running after `timeout`.
-    func wait(timeout: Duration = .seconds(60)) -> Int32? {
+    public func wait(timeout: Duration = .seconds(60)) -> Int32? {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         guard exited.wait(timeout: .now() + seconds) == .success else { return nil }
         exited.signal()  // later calls return at once
@@ -92,7 +98,7 @@ final class ChildProcess: Sendable {
 
     /// SIGTERM, then SIGKILL if it has not ended within 10 s; returns the exit code.
     @discardableResult
-    func stop() -> Int32 {
+    public func stop() -> Int32 {
         kill(pid, SIGTERM)
         if let code = wait(timeout: .seconds(10)) { return code }
         kill(pid, SIGKILL)
