@@ -22,10 +22,14 @@ extension APIResponder {
             return HTTPResponses.badRequest(error)
         }
         guard let status = try await store(report, for: userID, receivedAt: receivedAt) else {
-            return HTTPResponses.problem(500, "Internal error", "stored user has no state")
+            return HTTPResponses.problem(Self.noState)
         }
         return HTTPResponses.json(status)
     }
+
+    /// The answer to a report whose stored user has no state (cannot happen: a report always
+    /// leaves a history entry), from the route and from ``RepeatReportHandler`` alike.
+    static let noState = Problem(status: 500, title: "Internal error", detail: "stored user has no state")
 
     /// Stores a decoded report, counts and logs what it did, and returns the user's encoded
     /// status (nil if the stored user has none): the route's work after decoding, shared with

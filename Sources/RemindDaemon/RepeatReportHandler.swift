@@ -33,11 +33,12 @@ struct RepeatFastPath: Sendable {
     /// The fast path of a responder's listener; nil when its store keeps no repeat rows.
     init?(_ responder: APIResponder) {
         guard let answering = responder.runtime.store.repeatAnswering else { return nil }
-        self.answering = answering
-        access = responder.access
-        wallClock = responder.runtime.wallClock
-        metrics = responder.runtime.metrics
-        store = { report, userID, receivedAt in try await responder.store(report, for: userID, receivedAt: receivedAt) }
+        self.init(
+            answering: answering, access: responder.access, wallClock: responder.runtime.wallClock,
+            metrics: responder.runtime.metrics,
+            store: { report, userID, receivedAt in
+                try await responder.store(report, for: userID, receivedAt: receivedAt)
+            })
     }
 }
 
@@ -195,10 +196,8 @@ final class RepeatReportHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .success(let status?):
             respond(status, version: request.head.version, context: context)
         case .success(nil):
-            // What the route answers too (the report is stored; a user always has a state).
-            let problem = Problem(status: 500, title: "Internal error", detail: "stored user has no state")
             respond(
-                problem.jsonBytes, status: .internalServerError, contentType: Problem.mediaType,
+                APIResponder.noState.jsonBytes, status: .internalServerError, contentType: Problem.mediaType,
                 version: request.head.version, context: context)
         case .failure:
             passOn(request.head, request.body, context: context)

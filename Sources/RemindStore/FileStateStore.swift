@@ -324,7 +324,7 @@ public actor FileStateStore: StateStore {
             }
         }
         let json = record.jsonBytes
-        return (LogEntry.putLine(recordJSON: json, events: events, outcomes: outcomes), json)
+        return (LogEntry.recordLine("put", json: json, events: events, outcomes: outcomes), json)
     }
 
     /// The path of a user's file, for tests and support.

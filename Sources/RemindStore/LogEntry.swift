@@ -8,7 +8,7 @@ import RemindCore
 ///   it closed (DESIGN §5): one line, so a crash keeps all or none.
 /// - `{"op":"change","record":{…},"events":[…],"outcomes":[…]}`: a change to a user known
 ///   before, as a `RecordDelta` (the record's members in the file's format, but only the new
-///   newest history entries, `historyKeep` for the rest, and episodes only when they changed).
+///   newest history entries and episodes, with `historyKeep` and `episodesKeep` for the rest).
 /// - `{"op":"delete","userID":"…","outcome":{…}}`: the user was forgotten (with the outcome of
 ///   the episode that was open, if one was).
 /// - `{"op":"ack","id":"…","sink":"…"}`: a sink is done with an event.
@@ -31,12 +31,10 @@ enum LogEntry {
 
     var line: [UInt8] {
         if case .put(let record, let events, let outcomes) = self {
-            return Self.putLine(recordJSON: record.jsonBytes, events: events, outcomes: outcomes)
+            return Self.recordLine("put", json: record.jsonBytes, events: events, outcomes: outcomes)
         }
         if case .change(let delta, let events, let outcomes) = self {
-            var writer = JSONWriter(reservingCapacity: 512)
-            delta.write(to: &writer)
-            return Self.putLine(recordJSON: writer.bytes, events: events, outcomes: outcomes, op: "change")
+            return Self.recordLine("change", json: delta.jsonBytes, events: events, outcomes: outcomes)
         }
         var writer = JSONWriter(reservingCapacity: 256)
         if case .repeats(let users) = self { writer = JSONWriter(reservingCapacity: 64 + 256 * users.count) }
@@ -46,7 +44,7 @@ enum LogEntry {
         writer.beginObject()
         switch self {
         case .put, .change:
-            preconditionFailure("written by putLine above")
+            preconditionFailure("written by recordLine above")
         case .delete(let userID, let outcome):
             writer.member("op", "delete")
             writer.member("userID", userID.rawValue)
@@ -85,16 +83,15 @@ enum LogEntry {
     }
 
     /// A `put` line around a record already encoded (the checkpoint writes the same bytes to
-    /// the user's file, so they are encoded once), or a `change` line around a delta.
-    static func putLine(
-        recordJSON: [UInt8], events: [(event: OutboxEvent, sinks: [String])], outcomes: [EpisodeOutcome] = [],
-        op: String = "put"
+    /// the user's file, so they are encoded once), or a `change` line around a delta's.
+    static func recordLine(
+        _ op: String, json: [UInt8], events: [(event: OutboxEvent, sinks: [String])], outcomes: [EpisodeOutcome] = []
     ) -> [UInt8] {
-        var writer = JSONWriter(reservingCapacity: recordJSON.count + 64 + 512 * events.count)
+        var writer = JSONWriter(reservingCapacity: json.count + 64 + 512 * events.count)
         writer.beginObject()
         writer.member("op", op)
         writer.key("record")
-        writer.raw(recordJSON)
+        writer.raw(json)
         write(events, to: &writer)
         if !outcomes.isEmpty {
             writer.key("outcomes")

@@ -31,7 +31,7 @@ struct RecordDeltaTests {
                 #expect(delta.applied(to: older) == nil, "seed \(seed)")
                 // The log's line reads back as the same delta (every third step: JSON is the cost).
                 if next.revision % 3 == 0 {
-                    #expect(try LogTesting.decodeChange(LogTesting.changeLine(delta)) == delta, "seed \(seed)")
+                    #expect(try LogTesting.decodeChange(delta.jsonBytes) == delta, "seed \(seed)")
                 }
                 // The newest entry before is never kept (repeats change it: see `RecordDelta`).
                 #expect(delta.keep.isEmpty || delta.keep.lowerBound >= 1, "seed \(seed)")
@@ -63,7 +63,7 @@ struct RecordDeltaTests {
             if index == 60, let record {
                 let delta = RecordDelta(from: record, to: next)
                 let put = next.jsonBytes.count
-                let change = LogTesting.changeLine(delta).count
+                let change = delta.jsonBytes.count
                 #expect(next.history.count == 61)
                 #expect(delta.keep.count >= 59)
                 #expect(change * 10 < put, "change line \(change) B, whole record \(put) B")
@@ -88,7 +88,7 @@ struct RecordDeltaTests {
         }
         let delta = RecordDelta(from: records[2], to: records[3])
         #expect(delta.keep == 1..<3 && delta.episodesKeep == 1..<2)
-        let good = String(decoding: LogTesting.changeLine(delta), as: UTF8.self)
+        let good = String(decoding: delta.jsonBytes, as: UTF8.self)
         for (from, to, field) in [
             (#","historyKeep":{"from":1,"count":2}"#, "", "historyKeep"),
             (#","episodesKeep":{"from":1,"count":1}"#, "", "episodesKeep"),
@@ -108,14 +108,8 @@ struct RecordDeltaTests {
     }
 }
 
-/// The `record` member of a `change` line as `LogEntry` writes it (the store's enum is internal).
+/// Reads the `record` member of a `change` line as `LogEntry` does (the store's enum is internal).
 enum LogTesting {
-    static func changeLine(_ delta: RecordDelta) -> [UInt8] {
-        var writer = JSONWriter()
-        delta.write(to: &writer)
-        return writer.bytes
-    }
-
     static func decodeChange(_ bytes: [UInt8]) throws -> RecordDelta {
         guard case .object(let object) = try JSONParser.parse(bytes[...]) else {
             throw ValidationError(field: "", reason: "not an object")

@@ -63,11 +63,11 @@ struct ChangeHandlerTests {
         return (channel, downstream)
     }
 
-    /// The next response part written, or nil after `seconds` (the suite's other tests may hold
-    /// this 2-core machine's pool threads for a while).
-    func nextWrite(_ channel: NIOAsyncTestingChannel, within seconds: Int = 120) async -> HTTPServerResponsePart? {
-        await withTaskGroup(of: HTTPServerResponsePart?.self) { group in
-            group.addTask { try? await channel.waitForOutboundWrite(as: HTTPServerResponsePart.self) }
+    /// What `body` gives, or nil after `seconds` (the suite's other tests may hold this 2-core
+    /// machine's pool threads for a while).
+    func within<T: Sendable>(_ seconds: Int = 120, _ body: @escaping @Sendable () async -> T?) async -> T? {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await body() }
             group.addTask {
                 try? await Task.sleep(for: .seconds(seconds))
                 return nil
@@ -76,6 +76,11 @@ struct ChangeHandlerTests {
             group.cancelAll()
             return first
         }
+    }
+
+    /// The next response part written, or nil after the deadline.
+    func nextWrite(_ channel: NIOAsyncTestingChannel) async -> HTTPServerResponsePart? {
+        await within { try? await channel.waitForOutboundWrite(as: HTTPServerResponsePart.self) }
     }
 
     func post(_ channel: NIOAsyncTestingChannel, user: String) async throws {
@@ -127,22 +132,12 @@ struct ChangeHandlerTests {
         var entered = gate.entered.stream.makeAsyncIterator()
         await entered.next()
         gate.opened.continuation.yield(.failure(.databaseUnavailable("the test says so")))
-        // The request's end reaches the next handler (a deadline: the suite's other tests may
-        // hold this 2-core machine's pool threads for a while).
-        let arrived = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in downstream.ends.stream { return true }
-                return false
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(120))
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+        // The request's end reaches the next handler.
+        let arrived = await within { () -> Bool? in
+            for await _ in downstream.ends.stream { return true }
+            return nil
         }
-        #expect(arrived)
+        #expect(arrived == true)
         let seen = try await channel.testingEventLoop.executeInContext { downstream.seen }
         #expect(seen == ["head POST /v1/users/u-2/reports", "body 21", "end"])
         #expect(try await channel.readOutbound(as: HTTPServerResponsePart.self) == nil)

@@ -92,11 +92,9 @@ public struct RecordDelta: Sendable, Equatable {
     // MARK: - Log encoding
 
     /// The partial record in the user file's format, with `historyKeep` and `episodesKeep`.
-    public func write(to writer: inout JSONWriter) {
-        writer.raw(partial.encoded(history: partial.history[...], keep: (keep, episodesKeep)))
-    }
+    public var jsonBytes: [UInt8] { partial.encoded(keep: (keep, episodesKeep)) }
 
-    /// Reads what `write` wrote; errors name the member.
+    /// Reads what `jsonBytes` wrote; errors name the member.
     public init(object: JSONObject) throws(ValidationError) {
         let partial = try UserRecord(object: object)
         guard partial.revision > 0 else {

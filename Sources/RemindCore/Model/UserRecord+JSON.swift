@@ -9,16 +9,17 @@ import Foundation
 ///  "episodes":[{"startedAt","closedAt","suppressedCount","suppressed","deliveries":[…]}]}
 /// ```
 ///
-/// `revision` counts the record's logged changes (absent: 0). `permissions` and `errors` at the top repeat the newest history entry for people reading
-/// the file; decoding takes them from the history.
+/// `revision` counts the record's logged changes (absent: 0). `permissions` and `errors` at the
+/// top repeat the newest history entry for people reading the file; decoding takes them from
+/// the history.
 extension UserRecord {
-    public var jsonBytes: [UInt8] { encoded(history: history[...], keep: nil) }
+    public var jsonBytes: [UInt8] { encoded(keep: nil) }
 
-    /// The file format with `entries` as the history (all of it, for a file) and, for a logged
-    /// change (`RecordDelta`), `historyKeep` and `episodesKeep` naming the elements of the
-    /// previous revision that follow the history and episodes written.
-    func encoded(history entries: ArraySlice<HistoryEntry>, keep: (Range<Int>, Range<Int>)?) -> [UInt8] {
-        var writer = JSONWriter(reservingCapacity: 512 + entries.count * 200)
+    /// The file format, with `historyKeep` and `episodesKeep` for a logged change
+    /// (`RecordDelta`, whose partial record holds only the new newest history entries and
+    /// episodes): the elements of the previous revision that follow them.
+    func encoded(keep: (history: Range<Int>, episodes: Range<Int>)?) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 512 + history.count * 200)
         writer.beginObject()
         writer.member("schemaVersion", Self.schemaVersion)
         writer.member("userID", userID.rawValue)
@@ -48,14 +49,14 @@ extension UserRecord {
             }
             writer.endObject()
         }
-        if let newest = entries.first {
+        if let newest = history.first {
             writer.key("permissions")
             Self.write(newest.permissions, observedAt: newest.lastObservedAt, to: &writer)
             writer.member("errors", strings: newest.errors.map(\.rawValue))
         }
         writer.key("history")
         writer.beginArray()
-        for entry in entries {
+        for entry in history {
             entry.write(to: &writer)
         }
         writer.endArray()
