@@ -12,6 +12,10 @@ import Testing
 struct WebhookSinkTests {
     static let secretBytes = Data((0..<24).map { UInt8($0) })
     static let secret = "  whsec_" + secretBytes.base64EncodedString() + "\n"
+    /// The request deadline of the tests that are not about deadlines: the suite's first
+    /// 30–40 s on this 2-core machine hold the pool threads that run the in-process receiver,
+    /// and the sink's default 10 s ran out twice in a session (`HTTPClientError.deadlineExceeded`).
+    static let patientTimeout = 120.0
 
     /// A signed POST: the event as body, Idempotency-Key and webhook-id the event id, and a
     /// v1 signature over "id.timestamp.body" that the receiver can verify with the secret.
@@ -20,7 +24,8 @@ struct WebhookSinkTests {
         let event = FileSinkTests.event(1)
         try await receiver.serving {
             let sink = try WebhookSink(
-                url: receiver.url, secret: Self.secret, headers: ["X-App": "trips"],
+                url: receiver.url, secret: Self.secret, timeoutSeconds: Self.patientTimeout,
+                headers: ["X-App": "trips"],
                 now: { Date(timeIntervalSince1970: 1_795_000_000) })
             #expect(try await sink.deliver(event) == .delivered)
         }
@@ -42,7 +47,7 @@ struct WebhookSinkTests {
         let receiver = WebhookReceiver(answers: [(503, [:]), (429, ["Retry-After": "7"]), (408, [:]), (400, [:])])
         var failures: [SinkError] = []
         try await receiver.serving {
-            let sink = try WebhookSink(url: receiver.url)
+            let sink = try WebhookSink(url: receiver.url, timeoutSeconds: Self.patientTimeout)
             for _ in 0..<4 {
                 do {
                     #expect(try await sink.deliver(FileSinkTests.event(1)) == .delivered)
