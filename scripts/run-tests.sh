@@ -2,10 +2,13 @@
 # Runs the whole suite and ends with one plain summary line ("tests: N passed, N failed"),
 # because `swift test` prints XCTest's "Executed 0 tests" after Swift Testing's real count.
 #
-# Without arguments the suite runs in three passes: everything else in parallel, then the
-# crash-under-load test alone, so its 64 clients do not starve tests that have timeouts, then
-# the end-to-end tests again against PostgreSQL (REMINDD_TEST_STORAGE=postgres: the same
-# tests, each daemon on a database of its own; those of the state directory's files skip).
+# Without arguments the suite runs in four passes: everything else in parallel; then, one at a
+# time, the suites that measure the daemon under a load of their own (the crash under 64
+# clients, API latency with journald stopped, 2,000 idle connections), whose bounds would
+# otherwise measure how busy the rest of the suite keeps two cores, and whose load would starve
+# tests that have timeouts; then the end-to-end tests again against PostgreSQL
+# (REMINDD_TEST_STORAGE=postgres: the same tests, each daemon on a database of its own; those
+# of the state directory's files skip), and its measuring suites one at a time.
 # With arguments (a --filter, say) it is one pass with those arguments.
 set -uo pipefail
 log=$(mktemp)
@@ -14,16 +17,20 @@ log=$(mktemp)
 pg_dir=$("$(dirname "$0")/pg-test-server.sh" start)
 export REMINDD_TEST_PG_DIR="$pg_dir"
 trap 'rm -f "$log"; "$(dirname "$0")/pg-test-server.sh" stop "$pg_dir"' EXIT
-heavy="CrashUnderLoadTests"
+measuring="JournaldStallEndToEndTests|ConnectionLimitsEndToEndTests"
+heavy="CrashUnderLoadTests|$measuring"
 # What runs against the real binary (or a real daemon, for remindctl).
 postgres_pass="RemindDaemonTests|RemindctlTests"
 status=0
 if [ $# -eq 0 ]; then
     swift test --skip-build --skip "$heavy" 2>&1 | tee "$log"
     status=${PIPESTATUS[0]}
-    swift test --skip-build --filter "$heavy" 2>&1 | tee -a "$log"
+    swift test --skip-build --no-parallel --filter "$heavy" 2>&1 | tee -a "$log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     REMINDD_TEST_STORAGE=postgres swift test --skip-build --filter "$postgres_pass" --skip "$heavy" 2>&1 |
+        tee -a "$log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    REMINDD_TEST_STORAGE=postgres swift test --skip-build --no-parallel --filter "$measuring" 2>&1 |
         tee -a "$log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 else

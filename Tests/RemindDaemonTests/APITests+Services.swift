@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import RemindConfig
 import RemindCore
+import RemindTesting
 import Testing
 
 extension APITests {

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import RemindCore
+import RemindTesting
 import Testing
 
 extension APITests {

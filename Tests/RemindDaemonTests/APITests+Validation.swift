@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import RemindCore
+import RemindTesting
 import Testing
 
 /// A request the API must refuse with a 400 naming `field` (nil: the body as a whole).

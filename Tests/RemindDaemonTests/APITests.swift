@@ -10,6 +10,7 @@ import Testing
 /// are split by area over `APITests+*.swift`; this file holds reports and history.
 ///
 /// Time is the `ManualClock`'s wall time, which starts at 2026-11-15T10:00:00Z.
+@Suite(.ownThread)
 struct APITests {
     /// The user status DESIGN §3 shows for `u-42` after one whileInUse report at the clock's start.
     static let whileInUseStatus = """

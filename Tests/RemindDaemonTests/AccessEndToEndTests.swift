@@ -8,7 +8,7 @@ import Testing
 
 /// Who may change state, against the real binary: SO_PEERCRED on the Unix socket, a bearer
 /// token on TCP.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct AccessEndToEndTests {
     /// Runs curl, as another user when `asNobody`; returns the HTTP status it printed.
     static func curl(_ arguments: [String], asNobody: Bool = false) throws -> Int {

@@ -1,5 +1,6 @@
 import Foundation
 import RemindClient
+import RemindTesting
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Testing
 
 /// Hostile clients against the real binary: slowloris connections and oversized requests are
 /// cut off by the daemon's connection limits (`HTTPLimits`) while other clients are served.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct ConnectionLimitsEndToEndTests {
     /// The daemon's idle timeout (`HTTPLimits.idleTimeout`), plus the slack a loaded machine
     /// needs before the close is seen.

@@ -11,7 +11,7 @@ import Testing
 /// What a crashed run, a bad disk or a careless operator leaves in the state directory, met by
 /// the real binary with a real journald: each bad file is quarantined or cleared with a
 /// journal entry, and every other user keeps working.
-@Suite(.serialized, .filesBackendOnly)
+@Suite(.ownThread, .serialized, .filesBackendOnly)
 struct CorruptionEndToEndTests {
     /// The file of `user` in `stateDirectory`.
     static func userFile(_ stateDirectory: String, _ user: String) throws -> String {
@@ -83,7 +83,7 @@ struct CorruptionEndToEndTests {
 
 /// A damaged snapshot, met by the real binary with a real journald: start-up says which file
 /// and what it did instead, keeps the file in quarantine, and loses nothing.
-@Suite(.serialized, .filesBackendOnly)
+@Suite(.ownThread, .serialized, .filesBackendOnly)
 struct DamagedSnapshotEndToEndTests {
     @Test func damagedSnapshotIsQuarantinedAndReported() async throws {
         try await JournaldFixture.withJournald { journald in

@@ -1,6 +1,7 @@
 import Foundation
 import RemindClient
 import RemindCore
+import RemindTesting
 import Synchronization
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 
 /// DESIGN's durability promise under fire: 64 clients posting changes, `kill -9` at a random
 /// moment, restart. `make test` runs 3 rounds of 4 s; `make soak` (REMINDD_SOAK=1) 20 of 10 s.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct CrashUnderLoadTests {
     final class StopFlag: Sendable {
         private let flag = Mutex(false)

@@ -11,7 +11,7 @@ import Testing
 /// The real binary with its state directory on a 2 MiB tmpfs that the test mounts, fills,
 /// empties and unmounts: refused reports get 503, reads go on, nothing stored is damaged, and
 /// the daemon takes reports again once there is room, without a restart.
-@Suite(.serialized, .filesBackendOnly)
+@Suite(.ownThread, .serialized, .filesBackendOnly)
 struct DiskFullEndToEndTests {
     @Test func fullDiskRefusesReportsThenRecoversWithoutRestart() async throws {
         guard geteuid() == 0 else {

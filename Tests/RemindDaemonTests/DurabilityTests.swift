@@ -1,6 +1,7 @@
 import Foundation
 import RemindClient
 import RemindCore
+import RemindTesting
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Testing
 #endif
 
 /// `kill -9` at any moment loses nothing acknowledged and tears no file.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct DurabilityTests {
     /// 500 reports from 16 concurrent clients, all acknowledged, then kill -9: after a restart
     /// every acknowledged change is there and every user file decodes.
@@ -122,7 +123,7 @@ struct DurabilityTests {
 }
 
 /// Dead letters against the real binary.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct DeadLetterEndToEndTests {
     /// A sink that keeps failing dead-letters the event with its last error; once the cause is
     /// fixed, replaying it delivers it.

@@ -1,6 +1,7 @@
 import Foundation
 import RemindClient
 import RemindCore
+import RemindTesting
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Testing
 #endif
 
 /// The real binary with a 2 s trigger delay and a file sink: what a user sees.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct EndToEndTests {
     static func object(_ line: String) throws -> JSONObject {
         guard case .object(let object) = try JSONParser.parse(line) else { throw POSIXError(.EINVAL) }

@@ -9,7 +9,7 @@ import Testing
 
 /// `make install`'s script, run into a temp DESTDIR, and the installed binary run with the
 /// toolchain's libraries out of the loader's reach.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct InstallTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path

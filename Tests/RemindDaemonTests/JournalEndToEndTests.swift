@@ -5,7 +5,7 @@ import Systemd
 import Testing
 
 /// The journal sink against a real journald, read back with `journalctl -o json`.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct JournalEndToEndTests {
     /// A reminder appears in the journal with its MESSAGE_ID, user, event id and the event's
     /// JSON, and the daemon's own episode log entry carries the user too.

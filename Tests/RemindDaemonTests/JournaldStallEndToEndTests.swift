@@ -10,7 +10,7 @@ import Testing
 
 /// The real binary against a real journald that stops reading (SIGSTOP: as journald looks when it
 /// rate-limits or waits for a slow disk, its socket there but its queue full).
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct JournaldStallEndToEndTests {
     static let users = 1000
 

@@ -11,7 +11,7 @@ import Testing
 /// `make soak` only (REMINDD_SOAK=1): a webhook receiver down for a minute, then answering
 /// slower than the sink's timeout, then 5xx, while an exec sink hangs; the file sink delivers
 /// throughout, nothing is lost, backoff shows in the metrics and memory stays flat.
-@Suite(.serialized, .enabled(if: CrashUnderLoadTests.soak))
+@Suite(.ownThread, .serialized, .enabled(if: CrashUnderLoadTests.soak))
 struct OutageSoakTests {
     /// The daemon's resident set, in KiB, from /proc.
     static func rss(_ pid: Int32) -> Int {

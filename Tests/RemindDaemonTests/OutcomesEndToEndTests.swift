@@ -11,7 +11,7 @@ import Testing
 /// The real binary measuring whether reminders work (DESIGN §5): a 50 % holdout over 400
 /// users, held-out reminders recorded and never sent, the outcomes log exact across `kill -9`,
 /// `/v1/stats` the same after a restart, and promtool on the rules and on a live `/metrics`.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct OutcomesEndToEndTests {
     static let users = (0..<400).map { "o-\($0)" }
 

@@ -10,7 +10,7 @@ import Testing
 
 /// More than one instance on one PostgreSQL database (DESIGN §2): real daemons, each with its
 /// own socket and file sink (the same sink name), on a real server started by the test.
-@Suite(.serialized, .enabled(if: PostgresServer.isInstalled, "needs Debian's postgresql"))
+@Suite(.ownThread, .serialized, .enabled(if: PostgresServer.isInstalled, "needs Debian's postgresql"))
 struct PostgresEndToEndTests {
     static func storage(_ url: String, lease: Int = 3) -> String {
         #""storage":{"type":"postgres","url":"\#(url)","leaseSeconds":\#(lease)}"#

@@ -14,7 +14,7 @@ import _CryptoExtras
 /// The real binary with an `apns` sink against a local HTTP/2 TLS APNs server (DESIGN §6):
 /// crash recovery, a dead token seen in the user status, `remindctl user` and `/metrics`, and
 /// start-up refusals of bad key files.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct PushEndToEndTests {
     static let token = String(repeating: "0123456789abcdef", count: 4)
 

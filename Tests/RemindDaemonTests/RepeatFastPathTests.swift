@@ -1,5 +1,6 @@
 import Foundation
 import RemindCore
+import RemindTesting
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Testing
 /// Reports answered by `RepeatReportHandler` (issue 17), repeats on the event loop and changes
 /// by a task of its own, against the real binary: the answer is Hummingbird's, byte for byte in
 /// its body and with its headers, and pipelined requests are answered in order.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct RepeatFastPathTests {
     struct Answer {
         var status: Int

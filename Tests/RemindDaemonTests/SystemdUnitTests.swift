@@ -3,6 +3,7 @@ import RemindTesting
 import Testing
 
 /// The units in `systemd/`, checked with systemd's own tools.
+@Suite(.ownThread)
 struct SystemdUnitTests {
     static let unitsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("systemd").path

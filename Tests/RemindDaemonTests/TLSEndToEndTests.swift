@@ -9,7 +9,7 @@ import Testing
 
 /// HTTPS and mutual TLS on the TCP listener, against the real binary with real peers: curl and
 /// `openssl s_client`, with certificates the test makes with the `openssl` CLI.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct TLSEndToEndTests {
     static let token = "tls-token-5be1"
 

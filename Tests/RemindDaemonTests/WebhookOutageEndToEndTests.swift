@@ -10,7 +10,7 @@ import Testing
 
 /// The real binary against a real HTTP receiver that fails: nothing is lost, the backoff shows
 /// in `/metrics`, and the file sink beside the webhook never waits for it.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct WebhookOutageEndToEndTests {
     static func webhookSink(port: Int) -> String {
         #"{"type":"webhook","name":"hook","url":"http://127.0.0.1:\#(port)/hook","timeoutSeconds":2,"maxConcurrency":4,"retry":{"initialBackoffSeconds":0.1,"maxBackoffSeconds":0.4,"maxAttempts":1000}}"#

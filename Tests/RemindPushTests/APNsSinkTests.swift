@@ -10,6 +10,7 @@ import Testing
 import _CryptoExtras
 
 /// The `apns` sink against a local HTTP/2 TLS server speaking the provider API (DESIGN §6).
+@Suite(.ownThread)
 struct APNsSinkTests {
     static let token = PushHarness.apnsToken(1)
 

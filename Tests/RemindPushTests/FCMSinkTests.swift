@@ -8,6 +8,7 @@ import Testing
 
 /// The `fcm` sink against a local HTTP/2 TLS server speaking Google's OAuth token endpoint
 /// and FCM HTTP v1 (DESIGN §6).
+@Suite(.ownThread)
 struct FCMSinkTests {
     static let token = PushHarness.fcmToken(1)
 

@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 /// Many due users at once: one HTTP/2 connection, `maxConcurrency` streams in flight.
+@Suite(.ownThread)
 struct PushConcurrencyTests {
     /// 200 users due at once go out over one connection with exactly `maxConcurrency` (64)
     /// requests in flight at the peak, each user once, each with its own apns-id.

@@ -7,6 +7,7 @@ import Testing
 
 /// A change of a known user is logged as a `RecordDelta` (issue 17): a line the size of the
 /// change, replayed onto the revision in the user's file, skipped where the file holds it.
+@Suite(.ownThread)
 struct ChangeLogTests {
     let start = Fixtures.date("2026-11-15T10:00:00Z")
     let userID = Fixtures.userID("long-history")

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The state directory on a small tmpfs that the test mounts and unmounts itself.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct DiskFullTests {
     /// With the disk full a report fails with a disk-full error and changes nothing; once
     /// space returns the store accepts reports again without a restart.

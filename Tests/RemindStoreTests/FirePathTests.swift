@@ -8,6 +8,7 @@ import Testing
 /// Due users whose records are not in memory are fired from their schedule rows (issue 17):
 /// the events and records are exactly what firing the records gives, the user file catches up
 /// at a checkpoint, and a crash at any point neither loses a delivery nor sends one twice.
+@Suite(.ownThread)
 struct FirePathTests {
     let start = Fixtures.date("2026-11-15T10:00:00Z")
     let policy = ReminderPolicy(

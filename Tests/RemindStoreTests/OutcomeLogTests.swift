@@ -6,6 +6,7 @@ import Testing
 
 /// The outcomes log (DESIGN §5): every closed episode once, durable with the report that
 /// closed it, whichever moment a crash picks.
+@Suite(.ownThread)
 struct OutcomeLogTests {
     let start = Fixtures.date("2026-11-15T10:00:00Z")
     let policy = ReminderPolicy(configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))

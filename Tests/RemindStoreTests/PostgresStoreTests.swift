@@ -7,7 +7,7 @@ import Testing
 
 /// What only the PostgreSQL backend has: documents that another hand wrote, and instances
 /// that share one database.
-@Suite(.enabled(if: PostgresServer.isInstalled, "needs Debian's postgresql"))
+@Suite(.ownThread, .enabled(if: PostgresServer.isInstalled, "needs Debian's postgresql"))
 struct PostgresStoreTests {
     let start = Fixtures.date("2026-11-15T10:00:00Z")
     let policy = ReminderPolicy(

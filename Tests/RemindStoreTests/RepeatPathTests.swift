@@ -9,6 +9,7 @@ import Testing
 /// Repeated reports answered from memory (issue 17): the answer is the record's status, no
 /// log record is written, and what a crash loses is exactly the repeats' counters since the
 /// last checkpoint.
+@Suite(.ownThread)
 struct RepeatPathTests {
     let start = Fixtures.date("2026-11-15T10:00:00Z")
 

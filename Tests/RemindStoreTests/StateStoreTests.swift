@@ -9,6 +9,7 @@ import Testing
     import Glibc
 #endif
 
+@Suite(.ownThread)
 struct StateStoreTests {
     let start = Fixtures.date("2026-11-15T10:00:00Z")
 
@@ -215,6 +216,7 @@ struct StateStoreTests {
     }
 }
 
+@Suite(.ownThread)
 struct DeadLetterStoreTests {
     /// A dead letter is durable (it survives a crash), and replaying it puts the event back in
     /// its sink's queue, which also survives a crash, as does its absence from the list.
@@ -258,6 +260,7 @@ struct DeadLetterStoreTests {
 
 /// Snapshot files and log entries carry checksums: damage is told apart from a crash, reported
 /// with the file, kept in quarantine, and costs no acknowledged change that can be read.
+@Suite(.ownThread)
 struct DamagedStateTests {
     let start = Fixtures.date("2026-11-15T10:00:00Z")
 

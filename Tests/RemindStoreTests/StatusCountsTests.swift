@@ -6,6 +6,7 @@ import Testing
 
 /// The status counts are kept current as records change (no scan of every user): after any
 /// mix of reports, fires, deletes and a policy change they must equal a recount.
+@Suite(.ownThread)
 struct StatusCountsTests {
     let start = Fixtures.date("2026-11-15T10:00:00Z")
 

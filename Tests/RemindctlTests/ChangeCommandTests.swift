@@ -1,7 +1,9 @@
 import Foundation
+import RemindTesting
 import Testing
 
 /// The commands that change the daemon's state: report, forget, reload.
+@Suite(.ownThread)
 struct ChangeCommandTests {
     /// `report` stores what the flags say and prints the resulting status; `--json` prints the
     /// API's answer, which is what GET then returns.

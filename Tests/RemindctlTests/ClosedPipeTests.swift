@@ -1,4 +1,5 @@
 import Foundation
+import RemindTesting
 import Testing
 
 #if canImport(Glibc)
@@ -6,6 +7,7 @@ import Testing
 #endif
 
 /// Output into a pipe whose reader has gone (`remindctl … | head`).
+@Suite(.ownThread)
 struct ClosedPipeTests {
     /// The command ends as one killed by SIGPIPE does: silently, no crash report.
     @Test func readerGoneEndsQuietlyLikeSIGPIPE() throws {

@@ -1,7 +1,9 @@
 import Foundation
+import RemindTesting
 import Testing
 
 /// `config check FILE`: the daemon's validation, offline, exit 78 on an invalid file.
+@Suite(.ownThread)
 struct ConfigCheckTests {
     static func withFile(_ contents: String, _ body: (String) throws -> Void) throws {
         let directory = try BuildProducts.temporaryDirectory("remindctl-config")

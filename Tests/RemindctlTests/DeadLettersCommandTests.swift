@@ -1,7 +1,9 @@
 import Foundation
+import RemindTesting
 import Testing
 
 /// `dead-letters` and `dead-letters replay` against a daemon whose only sink always fails.
+@Suite(.ownThread)
 struct DeadLettersCommandTests {
     /// A sink that fails at once, with no retries: the first reminder becomes a dead letter.
     static let failingConfiguration = """

@@ -1,7 +1,9 @@
 import Foundation
+import RemindTesting
 import Testing
 
 /// Exit codes scripts rely on: 1 when the daemon says no, 3 when nothing answers.
+@Suite(.ownThread)
 struct ExitCodeTests {
     /// With nothing listening, every daemon command exits 3, naming the socket and the next step.
     @Test func unreachableDaemonExitsThreeNamingSocket() throws {

@@ -1,7 +1,9 @@
 import Foundation
+import RemindTesting
 import Testing
 
 /// Help and completions, from the argument parser.
+@Suite(.ownThread)
 struct HelpTests {
     /// The root help, exactly: a change to it is a change to the tool's documentation.
     @Test func rootHelpMatchesSnapshot() throws {

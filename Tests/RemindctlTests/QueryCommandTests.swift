@@ -1,8 +1,10 @@
 import Foundation
 import RemindCore
+import RemindTesting
 import Testing
 
 /// The read-only commands against a real daemon: tables for people, the API's bytes with --json.
+@Suite(.ownThread)
 struct QueryCommandTests {
     static func lines(_ text: String) -> [String] {
         text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

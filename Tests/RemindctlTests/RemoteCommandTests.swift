@@ -9,7 +9,7 @@ import Testing
 /// remindctl against a daemon's TCP listener with `--url https://…`: the daemon's certificate
 /// verified with `--cacert`, a client certificate for mutual TLS, the token from a file; the
 /// same through `REMINDCTL_*` variables.
-@Suite(.serialized)
+@Suite(.ownThread, .serialized)
 struct RemoteCommandTests {
     /// A PKI and token in a temp directory, and a daemon serving HTTPS on 127.0.0.1.
     final class Remote {

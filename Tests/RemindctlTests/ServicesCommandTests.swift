@@ -1,8 +1,10 @@
 import Foundation
+import RemindTesting
 import Testing
 
 /// `remindctl user`, `explain`, `status` and `report` with motion, a locale and services
 /// configured: what is broken, and what would fix it.
+@Suite(.ownThread)
 struct ServicesCommandTests {
     static func lines(_ text: String) -> [String] {
         text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -1,8 +1,10 @@
 import Foundation
 import RemindCore
+import RemindTesting
 import Testing
 
 /// `remindctl stats`: the outcomes table, `--json` as the API answers, flags checked.
+@Suite(.ownThread)
 struct StatsCommandTests {
     @Test func statsPrintsTheGroupsAndJSONAsTheAPI() throws {
         let daemon = try RunningDaemon(configuration: #"{"sinks":[{"type":"file","path":"/dev/null"}]}"#)

@@ -1,7 +1,9 @@
 import Foundation
+import RemindTesting
 import Testing
 
 /// Colour goes to terminals only, and never with `NO_COLOR`.
+@Suite(.ownThread)
 struct TerminalOutputTests {
     static let escape = "\u{1B}["
 

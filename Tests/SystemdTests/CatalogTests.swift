@@ -4,6 +4,7 @@ import Systemd
 import Testing
 
 /// `systemd/remindd.catalog` as journald's own tools read it.
+@Suite(.ownThread)
 struct CatalogTests {
     static let catalog = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

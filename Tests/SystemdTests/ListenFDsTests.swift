@@ -10,7 +10,7 @@ import Testing
 #endif
 
 extension ProcessEnvironmentTests {
-    @Suite
+    @Suite(.ownThread)
     struct ListenFDsTests {
         /// Under socket activation a named Unix stream socket arrives as fd 3 with its FileDescriptorName.
         @Test func returnsNamedUnixStreamSocketWhenActivated() throws {
@@ -71,6 +71,7 @@ extension ProcessEnvironmentTests {
 }
 
 /// Tells socket kinds apart; fds need not be passed by systemd for this.
+@Suite(.ownThread)
 struct SocketKindTests {
     /// A listening Unix stream socket is a Unix stream socket.
     @Test func unixStreamWhenBoundUnixStreamSocket() throws {

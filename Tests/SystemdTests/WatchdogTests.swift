@@ -1,3 +1,4 @@
+import RemindTesting
 import Systemd
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 #endif
 
 extension ProcessEnvironmentTests {
-    @Suite
+    @Suite(.ownThread)
     struct WatchdogTests {
         /// With WatchdogSec=2s systemd sets WATCHDOG_USEC for this PID; pings are due every second.
         @Test func intervalIsHalfTheTimeoutWhenEnabledForThisProcess() throws {
