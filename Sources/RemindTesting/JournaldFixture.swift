@@ -104,22 +104,27 @@ public struct JournaldFixture: Sendable {
         let arguments =
             ["--follow", "--lines=all", "--output=json", "--all", "--no-pager"]
             + matches.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.journalctlPath)
-        process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        var ends: [Int32] = [-1, -1]
+        // pipe2(O_CLOEXEC) is hidden from Swift; `SpawnedProcess` closes every other descriptor in its children.
+        guard pipe(&ends) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        defer { close(ends[0]) }
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        defer { close(null) }
+        let process: SpawnedProcess
+        do {
+            defer { close(ends[1]) }  // the child holds its own copy
+            process = try SpawnedProcess(
+                executable: Self.journalctlPath, arguments: arguments,
+                environment: ["PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0"], standardInput: null,
+                standardOutput: ends[1], standardError: null)
+        }
         defer {
-            // SIGKILL, not terminate(): Foundation spawns children with the calling thread's signal mask, and the
-            // dispatch threads tests run on block SIGTERM, so journalctl would never see it.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            kill(process.pid, SIGKILL)
+            _ = process.wait()
         }
         let deadline = ContinuousClock.now + timeout
-        var reader = LineReader(fd: output.fileHandleForReading.fileDescriptor)
+        var reader = LineReader(fd: ends[0])
         var found: [JournalEntry] = []
         while found.count < count {
             guard let line = try reader.nextLine(until: deadline) else {
@@ -143,7 +148,7 @@ public struct JournaldFixture: Sendable {
         private var users = 0
         private var exclusive = false
         private var waiting: [CheckedContinuation<Void, Never>] = []
-        private var started: Process?
+        private var started: SpawnedProcess?
 
         /// Registers a user and returns the pid of the journald the fixture started, if it did.
         func acquire(exclusive: Bool) async throws -> Int32? {
@@ -155,7 +160,7 @@ public struct JournaldFixture: Sendable {
             }
             self.users += 1
             self.exclusive = exclusive
-            return self.started?.processIdentifier
+            return self.started?.pid
         }
 
         func release(exclusive: Bool) {
@@ -166,13 +171,11 @@ public struct JournaldFixture: Sendable {
             for continuation in waiting { continuation.resume() }
             guard self.users == 0, waiting.isEmpty, let process = self.started else { return }
             self.started = nil
-            // journald blocks SIGTERM itself and reads it from a signalfd, so the mask it inherited (see `entries`)
-            // does not matter: SIGTERM makes it flush and exit cleanly.
-            process.terminate()
-            process.waitUntilExit()
+            // SIGTERM makes journald flush and exit cleanly (SIGKILL after 10 s).
+            process.stop()
         }
 
-        private static func startJournald() throws -> Process {
+        private static func startJournald() throws -> SpawnedProcess {
             guard FileManager.default.isExecutableFile(atPath: JournaldFixture.journaldPath) else {
                 throw JournaldFixtureError.cannotRun("\(JournaldFixture.journaldPath) does not exist")
             }
@@ -183,14 +186,17 @@ public struct JournaldFixture: Sendable {
             let log = notify.directory + "/journald.log"
             // Removed on return so that the listener can remove its folder; journald keeps its open file.
             defer { unlink(log) }
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: JournaldFixture.journaldPath)
-            process.environment = ["PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-            try process.run()
+            let logFD = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+            defer {
+                close(logFD)
+                close(null)
+            }
+            guard logFD >= 0, null >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            let process = try SpawnedProcess(
+                executable: JournaldFixture.journaldPath, arguments: [],
+                environment: ["PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path], standardInput: null,
+                standardOutput: null, standardError: logFD)
             let deadline = ContinuousClock.now + .seconds(10)
             while ContinuousClock.now < deadline {
                 // Short receive timeouts so that an early exit of journald is noticed before the deadline.
@@ -201,10 +207,10 @@ public struct JournaldFixture: Sendable {
                 }
                 if !process.isRunning { break }
             }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            kill(process.pid, SIGKILL)
+            let status = process.wait() ?? -1
             let errors = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            throw JournaldFixtureError.startFailed(status: process.terminationStatus, output: errors)
+            throw JournaldFixtureError.startFailed(status: status, output: errors)
         }
     }
 }
