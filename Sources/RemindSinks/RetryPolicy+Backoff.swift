@@ -10,15 +10,22 @@ extension RetryPolicy {
         return min(maxBackoffSeconds, initialBackoffSeconds * pow2(exponent))
     }
 
-    /// The wait after `attempt` failed attempts: uniform in `[0, bound]`, or the receiver's
-    /// `retryAfter` when it gave one (capped at the maximum backoff).
+    /// The longest `Retry-After` taken as asked: a receiver's mistake (a day, a year) must not
+    /// park events that long; an hour is the default maximum backoff.
+    public static let retryAfterCeiling: Double = 3600
+
+    /// The wait after `attempt` failed attempts: uniform in `[0, bound]`, and at least the
+    /// receiver's `retryAfter` when it gave one (DESIGN §6: a minimum wait; up to
+    /// ``retryAfterCeiling``), even beyond the maximum backoff: retrying sooner than a
+    /// throttling service asked is what it throttles.
     public func delay(
         afterAttempt attempt: Int, retryAfter: Double?, using random: inout some RandomNumberGenerator
     )
         -> Double
     {
-        if let retryAfter { return min(max(0, retryAfter), maxBackoffSeconds) }
-        return Double.random(in: 0...backoffBound(afterAttempt: attempt), using: &random)
+        let drawn = Double.random(in: 0...backoffBound(afterAttempt: attempt), using: &random)
+        guard let retryAfter else { return drawn }
+        return max(drawn, min(max(0, retryAfter), Self.retryAfterCeiling))
     }
 
     private func pow2(_ exponent: Double) -> Double {

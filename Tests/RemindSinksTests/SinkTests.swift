@@ -71,7 +71,8 @@ struct FileSinkTests {
 
 struct RetryPolicyTests {
     /// The bound doubles from the initial backoff and stops at the maximum; every wait lies in
-    /// [0, bound], and a receiver's Retry-After wins (capped at the maximum).
+    /// [0, bound], and a receiver's Retry-After is a minimum wait, beyond the maximum backoff
+    /// but not beyond an hour.
     @Test func backoffIsExponentialWithFullJitter() {
         let policy = RetryPolicy(initialBackoffSeconds: 1, maxBackoffSeconds: 60, maxAttempts: 12)
         #expect((1...8).map { policy.backoffBound(afterAttempt: $0) } == [1, 2, 4, 8, 16, 32, 60, 60])
@@ -86,7 +87,11 @@ struct RetryPolicyTests {
         // Full jitter spreads over the whole interval, not around its end.
         #expect(waits.min()! < 1 && waits.max()! > 7)
         #expect(policy.delay(afterAttempt: 1, retryAfter: 30, using: &random) == 30)
-        #expect(policy.delay(afterAttempt: 1, retryAfter: 999, using: &random) == 60)
+        #expect(policy.delay(afterAttempt: 1, retryAfter: 999, using: &random) == 999)
+        #expect(policy.delay(afterAttempt: 1, retryAfter: 86_400, using: &random) == 3600)
+        // A Retry-After shorter than the backoff drawn does not shorten it.
+        let late = (0..<200).map { _ in policy.delay(afterAttempt: 8, retryAfter: 1, using: &random) }
+        #expect(late.allSatisfy { $0 >= 1 && $0 <= 60 } && late.max()! > 30)
     }
 }
 
