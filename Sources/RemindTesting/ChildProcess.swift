@@ -13,20 +13,21 @@ import Foundation
 /// (two `openssl` runs of `TestCertificates`, 2026-11-25). `SpawnedProcess` reaps the child on a
 /// thread of its own.
 public enum ChildProcess {
-    /// Runs `executable` (a path) with `arguments`; stdin is `/dev/null`, stdout and stderr go to
-    /// the given files (created or truncated; one file when both name the same path), or to
-    /// `/dev/null`. Returns the exit status, or 128 + the signal for a child killed by one; a
+    /// Runs `executable` (a path) with `arguments`; stdin is the given file or `/dev/null`, stdout
+    /// and stderr go to the given files (created or truncated; one file when both name the same
+    /// path), or to `/dev/null`. Returns the exit status, or 128 + the signal for a child killed by one; a
     /// command still running after `timeout` is stopped (SIGTERM, then SIGKILL).
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-        standardOutput: String? = nil, standardError: String? = nil, timeout: Duration = .seconds(600)
+        standardInput: String? = nil, standardOutput: String? = nil, standardError: String? = nil,
+        timeout: Duration = .seconds(600)
     ) throws -> Int32 {
         func open(_ path: String?, _ flags: Int32) throws -> Int32 {
             let fd = Glibc.open(path ?? "/dev/null", flags | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             return fd
         }
-        let input = try open(nil, O_RDONLY)
+        let input = try open(standardInput, O_RDONLY)
         defer { close(input) }
         let output = try open(standardOutput, O_WRONLY | O_CREAT | O_TRUNC)
         defer { close(output) }

@@ -4,6 +4,10 @@ import RemindCore
 public struct DeadlineExceeded: Error, CustomStringConvertible {
     public var what: String
     public var description: String { "gave up waiting for \(what)" }
+
+    public init(what: String) {
+        self.what = what
+    }
 }
 
 /// Waits until `condition` holds, re-checking each time `signal` fires, for at most `limit` of

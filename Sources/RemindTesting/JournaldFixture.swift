@@ -256,17 +256,26 @@ public struct CommandResult: Sendable {
     public let standardError: String
 
     /// Runs `executable` with `arguments`; output goes to temporary files, which cannot fill up and block the
-    /// child the way an unread pipe can.
-    public static func run(_ executable: String, _ arguments: [String]) throws -> CommandResult {
+    /// child the way an unread pipe can. `environment` replaces the test process's (`PATH`, and no colours or
+    /// pager for systemd's tools, when not given); `input` is the child's standard input.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: String? = nil
+    ) throws -> CommandResult {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("systemd-tests-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let outputURL = directory.appendingPathComponent("stdout")
         let errorURL = directory.appendingPathComponent("stderr")
+        let inputURL = try input.map { input in
+            let url = directory.appendingPathComponent("stdin")
+            try Data(input.utf8).write(to: url)
+            return url
+        }
         // Not `Process`: its `waitUntilExit` can hang the suite (see `ChildProcess`).
         let status = try ChildProcess.run(
-            executable, arguments, environment: ["PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0", "SYSTEMD_PAGER": ""],
-            standardOutput: outputURL.path, standardError: errorURL.path)
+            executable, arguments,
+            environment: environment ?? ["PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0", "SYSTEMD_PAGER": ""],
+            standardInput: inputURL?.path, standardOutput: outputURL.path, standardError: errorURL.path)
         return CommandResult(
             status: status,
             standardOutput: try String(contentsOf: outputURL, encoding: .utf8),

@@ -269,20 +269,10 @@ enum Python {
     }
 
     static func run(_ script: String, arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        // The test process's environment: python finds its packages by HOME and PATH.
+        let result = try CommandResult.run(
+            "/usr/bin/env", ["python3", "-c", script] + arguments, environment: ProcessInfo.processInfo.environment)
+        return Result(status: result.status, stdout: result.standardOutput, stderr: result.standardError)
     }
 
     static func canImport(_ module: String) -> Bool {

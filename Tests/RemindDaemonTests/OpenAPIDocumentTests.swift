@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import RemindConfig
 import RemindCore
+import RemindTesting
 import Testing
 
 /// `openapi.yaml` documents exactly what the server does: every documented operation answers
@@ -13,6 +14,7 @@ import Testing
 ///
 /// YAML is read by PyYAML (`python3`), as the package has no YAML parser; schemas are checked
 /// with `jsonschema` and the whole document with `openapi-spec-validator` when importable.
+@Suite(.ownThread)
 struct OpenAPIDocumentTests {
     /// The routes `APIResponder` serves (DESIGN §3).
     static let servedRoutes: Set<Route> = [

@@ -21,22 +21,9 @@ struct OutcomesEndToEndTests {
     }
 
     static func promtool(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["promtool"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let feed = Pipe()
-        if input != nil { process.standardInput = feed }
-        try process.run()
-        if let input {
-            feed.fileHandleForWriting.write(Data(input.utf8))
-            try feed.fileHandleForWriting.close()
-        }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        let result = try CommandResult.run(
+            "/usr/bin/env", ["promtool"] + arguments, environment: ProcessInfo.processInfo.environment, input: input)
+        return (result.status, result.standardOutput + result.standardError)
     }
 
     /// The shipped alerting rules pass `promtool check rules`.
@@ -89,7 +76,8 @@ struct OutcomesEndToEndTests {
 
         // Everyone fixes the setting; the last report is followed at once by kill -9.
         for user in Self.users {
-            #expect(try daemon.post(user, #"{"location":"always"}"#).status == 200)
+            let reply = try daemon.post(user, #"{"location":"always"}"#)
+            #expect(reply.status == 200, "\(user): \(reply.text)")
         }
         #expect(daemon.stop(signal: SIGKILL) == SIGKILL)
         // Only the reminded got a withdraw: held-out reminders were never shown.

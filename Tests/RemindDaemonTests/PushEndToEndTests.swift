@@ -70,6 +70,11 @@ struct PushEndToEndTests {
             let requests = server.requests(to: "/3/device/")
             #expect(requests[0].headers["apns-id"] == requests[1].headers["apns-id"])
             #expect(requests.allSatisfy { $0.path == "/3/device/\(Self.token)" })
+            // The count goes up when APNs answers; the event leaves the outbox when the store
+            // has recorded that (a transaction of its own on PostgreSQL).
+            try await WebhookOutageEndToEndTests.eventually {
+                try Self.metric(daemon, "remindd_sink_outbox_depth", #"sink="apns""#) == 0
+            }
             #expect(try Self.metric(daemon, "remindd_sink_outbox_depth", #"sink="apns""#) == 0)
             #expect(daemon.stop() == 0)
         }
@@ -147,16 +152,11 @@ struct PushEndToEndTests {
     }
 
     static func remindctl(_ arguments: [String], socket: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: DaemonProcess.binaryPath).deletingLastPathComponent()
-            .appendingPathComponent("remindctl")
-        process.arguments = ["--socket", socket] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let binary = URL(fileURLWithPath: DaemonProcess.binaryPath).deletingLastPathComponent()
+            .appendingPathComponent("remindctl").path
+        return try CommandResult.run(
+            binary, ["--socket", socket] + arguments, environment: ProcessInfo.processInfo.environment
+        ).standardOutput
     }
 }
 

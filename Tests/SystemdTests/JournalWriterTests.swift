@@ -1,4 +1,5 @@
 import Foundation
+import RemindTesting
 import Synchronization
 import Testing
 
@@ -6,6 +7,7 @@ import Testing
 
 /// The bounded queue between log calls and journald, and the writer thread that drains it: log calls never wait,
 /// entries beyond the queue are dropped and counted, and one entry reports the count once journald reads again.
+@Suite(.ownThread)
 struct JournalWriterTests {
     /// A full queue turns entries away and counts them; taking everything empties it and resets the count.
     @Test func fullQueueDropsAndCountsWhenAppending() {
