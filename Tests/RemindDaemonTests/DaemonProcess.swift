@@ -190,4 +190,18 @@ final class DaemonProcess: @unchecked Sendable {
     func post(_ userID: String, _ body: String) throws -> HTTPReply {
         try client.send("POST", "/v1/users/\(userID)/reports", body: Array(body.utf8))
     }
+
+    /// Posts as an app backend does: a `503` (nothing was changed: the database did not answer
+    /// in time) is sent again after its `Retry-After`, until `limit`. For the tests that post
+    /// hundreds of reports while the rest of the suite loads the one PostgreSQL server; the
+    /// tests of the `503` itself use ``post(_:_:)``.
+    func postRetrying(_ userID: String, _ body: String, within limit: Duration = .seconds(120)) throws -> HTTPReply {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            let reply = try post(userID, body)
+            guard reply.status == 503, ContinuousClock.now < deadline else { return reply }
+            let seconds = reply.headers["retry-after"].flatMap(Double.init) ?? 1
+            usleep(UInt32(min(max(seconds, 0.1), 5) * 1_000_000))
+        }
+    }
 }

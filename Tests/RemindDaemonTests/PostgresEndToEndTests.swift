@@ -29,7 +29,7 @@ struct PostgresEndToEndTests {
     static func postUsers(_ daemons: [DaemonProcess], count: Int, observedAt: Date) throws {
         let at = RFC3339.format(observedAt)
         for index in 0..<count {
-            let reply = try daemons[index % daemons.count].post(
+            let reply = try daemons[index % daemons.count].postRetrying(
                 "u-\(index)", #"{"location":"whileInUse","notifications":"authorized","observedAt":"\#(at)"}"#)
             guard reply.status == 200 else { throw ReportRefused(description: "report \(index): \(reply.text)") }
         }

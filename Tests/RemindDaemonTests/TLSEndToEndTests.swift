@@ -72,10 +72,11 @@ struct TLSEndToEndTests {
         try setup.daemon.start(
             waitForReady: false,
             launcher: [
-                "/usr/bin/systemd-socket-activate", "-E", "NOTIFY_SOCKET", "-l", unix, "-l", "127.0.0.1:\(setup.port)",
+                "/usr/bin/systemd-socket-activate", "-E", "NOTIFY_SOCKET", "-l", "127.0.0.1:\(setup.port)", "-l", unix,
             ])
-        // systemd-socket-activate binds first, in another process: look for its Unix socket
-        // every 20 ms until a deadline (there is nothing in-process to wait on).
+        // systemd-socket-activate binds first, in another process, in the order given: look for
+        // its Unix socket, bound after the port, every 20 ms until a deadline (there is nothing
+        // in-process to wait on; a probe of the port would be the connection that starts it).
         let deadline = ContinuousClock.now + .seconds(90)
         while !FileManager.default.fileExists(atPath: unix) && ContinuousClock.now < deadline { usleep(20_000) }
         let base = "https://127.0.0.1:\(setup.port)"
