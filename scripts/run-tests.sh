@@ -27,22 +27,20 @@ heavy="CrashUnderLoadTests|$measuring"
 # What runs against the real binary (or a real daemon, for remindctl).
 postgres_pass="RemindDaemonTests|RemindctlTests"
 status=0
-if [ $# -eq 0 ]; then
-    swift test --skip-build --skip "$heavy" 2>&1 | tee "$log"
-    status=${PIPESTATUS[0]}
-    swift test --skip-build --no-parallel --filter "$heavy" 2>&1 | tee -a "$log"
+# One `swift test` run, its output added to the log; a failure fails the whole run.
+pass() {
+    swift test --skip-build "$@" 2>&1 | tee -a "$log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+}
+if [ $# -eq 0 ]; then
+    pass --skip "$heavy"
+    pass --no-parallel --filter "$heavy"
     # PostgresEndToEndTests configure PostgreSQL themselves and ran in the first pass already;
     # their 2,000-user runs would load the server every other test of this pass shares.
-    REMINDD_TEST_STORAGE=postgres swift test --skip-build --filter "$postgres_pass" \
-        --skip "$heavy|PostgresEndToEndTests" 2>&1 | tee -a "$log"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-    REMINDD_TEST_STORAGE=postgres swift test --skip-build --no-parallel --filter "$measuring" 2>&1 |
-        tee -a "$log"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    REMINDD_TEST_STORAGE=postgres pass --filter "$postgres_pass" --skip "$heavy|PostgresEndToEndTests"
+    REMINDD_TEST_STORAGE=postgres pass --no-parallel --filter "$measuring"
 else
-    swift test --skip-build "$@" 2>&1 | tee "$log"
-    status=${PIPESTATUS[0]}
+    pass "$@"
 fi
 total=0
 for count in $(grep -Eo 'Test run with [0-9]+ tests?' "$log" | grep -Eo '[0-9]+'); do

@@ -22,18 +22,13 @@ public enum ChildProcess {
         standardInput: String? = nil, standardOutput: String? = nil, standardError: String? = nil,
         timeout: Duration = .seconds(600)
     ) throws -> Int32 {
-        func open(_ path: String?, _ flags: Int32) throws -> Int32 {
-            let fd = Glibc.open(path ?? "/dev/null", flags | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            return fd
-        }
-        let input = try open(standardInput, O_RDONLY)
+        let input = try SpawnedProcess.openStream(standardInput, O_RDONLY)
         defer { close(input) }
-        let output = try open(standardOutput, O_WRONLY | O_CREAT | O_TRUNC)
+        let output = try SpawnedProcess.openStream(standardOutput, O_WRONLY | O_CREAT | O_TRUNC)
         defer { close(output) }
         let error =
             standardError != nil && standardError == standardOutput
-            ? output : try open(standardError, O_WRONLY | O_CREAT | O_TRUNC)
+            ? output : try SpawnedProcess.openStream(standardError, O_WRONLY | O_CREAT | O_TRUNC)
         defer { if error != output { close(error) } }
         let process = try SpawnedProcess(
             executable: executable, arguments: arguments,

@@ -109,7 +109,7 @@ public struct JournaldFixture: Sendable {
         guard pipe(&ends) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         defer { close(ends[0]) }
-        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        let null = try SpawnedProcess.openStream(nil, O_RDWR)
         defer { close(null) }
         let process: SpawnedProcess
         do {
@@ -186,13 +186,10 @@ public struct JournaldFixture: Sendable {
             let log = notify.directory + "/journald.log"
             // Removed on return so that the listener can remove its folder; journald keeps its open file.
             defer { unlink(log) }
-            let logFD = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            let null = open("/dev/null", O_RDWR | O_CLOEXEC)
-            defer {
-                close(logFD)
-                close(null)
-            }
-            guard logFD >= 0, null >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            let logFD = try SpawnedProcess.openStream(log, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+            defer { close(logFD) }
+            let null = try SpawnedProcess.openStream(nil, O_RDWR)
+            defer { close(null) }
             let process = try SpawnedProcess(
                 executable: JournaldFixture.journaldPath, arguments: [],
                 environment: ["PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path], standardInput: null,

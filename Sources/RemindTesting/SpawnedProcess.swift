@@ -83,6 +83,15 @@ public final class SpawnedProcess: Sendable {
         _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
     }
 
+    /// A descriptor for one of a child's standard streams: the file at `path` (created with
+    /// `mode` if `flags` say so), or `/dev/null`; close-on-exec, since the child gets its own
+    /// copy.
+    public static func openStream(_ path: String?, _ flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
+        let fd = open(path ?? "/dev/null", flags | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return fd
+    }
+
     public var isRunning: Bool { status.withLock { $0 } == nil }
 
     /// The exit code (128 + signal when killed), or nil while it runs.

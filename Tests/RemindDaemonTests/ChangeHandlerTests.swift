@@ -83,21 +83,23 @@ struct ChangeHandlerTests {
         await within { try? await channel.waitForOutboundWrite(as: HTTPServerResponsePart.self) }
     }
 
-    func post(_ channel: NIOAsyncTestingChannel, user: String) async throws {
+    /// A channel with a report of `user` posted, its change now held at the gate.
+    func storingChange(of user: String) async throws -> (Gate, NIOAsyncTestingChannel, Downstream) {
+        let gate = Gate()
+        let (channel, downstream) = try await channel(gate)
         let body = #"{"location":"always"}"#
         var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/v1/users/\(user)/reports")
         head.headers.add(name: "Content-Length", value: String(body.utf8.count))
         try await channel.writeInbound(HTTPServerRequestPart.head(head))
         try await channel.writeInbound(HTTPServerRequestPart.body(ByteBuffer(string: body)))
         try await channel.writeInbound(HTTPServerRequestPart.end(nil))
+        var entered = gate.entered.stream.makeAsyncIterator()
+        await entered.next()
+        return (gate, channel, downstream)
     }
 
     @Test func whatArrivesWhileAChangeIsStoredWaitsForItsAnswer() async throws {
-        let gate = Gate()
-        let (channel, downstream) = try await channel(gate)
-        try await post(channel, user: "u-1")
-        var entered = gate.entered.stream.makeAsyncIterator()
-        await entered.next()
+        let (gate, channel, downstream) = try await storingChange(of: "u-1")
         // A pipelined GET and a graceful shutdown arrive while the change is being stored.
         try await channel.writeInbound(
             HTTPServerRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/v1/status")))
@@ -126,11 +128,7 @@ struct ChangeHandlerTests {
     }
 
     @Test func aStoreErrorHandsTheRequestToHummingbirdWhole() async throws {
-        let gate = Gate()
-        let (channel, downstream) = try await channel(gate)
-        try await post(channel, user: "u-2")
-        var entered = gate.entered.stream.makeAsyncIterator()
-        await entered.next()
+        let (gate, channel, downstream) = try await storingChange(of: "u-2")
         gate.opened.continuation.yield(.failure(.databaseUnavailable("the test says so")))
         // The request's end reaches the next handler.
         let arrived = await within { () -> Bool? in

@@ -114,12 +114,10 @@ final class DaemonProcess: @unchecked Sendable {
             environment[key] = nil
         }
         environment.merge(extra) { $1 }
-        let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        defer {
-            close(log)
-            close(null)
-        }
+        let log = try SpawnedProcess.openStream(logPath, O_WRONLY | O_CREAT | O_APPEND)
+        defer { close(log) }
+        let null = try SpawnedProcess.openStream(nil, O_RDONLY)
+        defer { close(null) }
         process = try SpawnedProcess(
             executable: command[0], arguments: Array(command.dropFirst()), environment: environment,
             standardInput: null, standardOutput: log, standardError: log)

@@ -27,14 +27,12 @@ enum Remindctl {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let outputPath = directory + "/stdout"
         let errorPath = directory + "/stderr"
-        let output = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        let error = open(errorPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        defer {
-            close(output)
-            close(error)
-            close(null)
-        }
+        let output = try SpawnedProcess.openStream(outputPath, O_WRONLY | O_CREAT | O_TRUNC)
+        defer { close(output) }
+        let error = try SpawnedProcess.openStream(errorPath, O_WRONLY | O_CREAT | O_TRUNC)
+        defer { close(error) }
+        let null = try SpawnedProcess.openStream(nil, O_RDONLY)
+        defer { close(null) }
         let socketArguments = socket.map { ["--socket", $0] } ?? []
         let process = try SpawnedProcess(
             executable: BuildProducts.path(of: "remindctl"), arguments: socketArguments + arguments,

@@ -42,12 +42,10 @@ final class RunningDaemon {
         try json.write(toFile: configPath, atomically: true, encoding: .utf8)
         let notify = try DatagramListener()
         self.notify = notify
-        let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        defer {
-            close(log)
-            close(null)
-        }
+        let log = try SpawnedProcess.openStream(logPath, O_WRONLY | O_CREAT | O_APPEND)
+        defer { close(log) }
+        let null = try SpawnedProcess.openStream(nil, O_RDONLY)
+        defer { close(null) }
         var environment = ["PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path, "TZ": "UTC"]
         environment["HOME"] = directory
         let process = try SpawnedProcess(
