@@ -222,6 +222,13 @@ public struct JournalEntry: Sendable {
         self.fields[name]?.first
     }
 
+    /// Whether journald received the entry at or after `date` (to the second). For matches on `_PID`: the journal
+    /// keeps earlier runs' entries, and a process of this run may have the PID one of theirs had.
+    public func received(since date: Date) -> Bool {
+        guard let micros = self["__REALTIME_TIMESTAMP"].flatMap(Int64.init) else { return false }
+        return Double(micros) / 1e6 >= date.timeIntervalSince1970.rounded(.down)
+    }
+
     public init(json line: String) throws {
         guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
             throw JournaldFixtureError.unreadable(line)

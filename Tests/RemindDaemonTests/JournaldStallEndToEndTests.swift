@@ -25,6 +25,8 @@ struct JournaldStallEndToEndTests {
                 configuration: #""notification":{"notificationTriggerDelay":1}"#,
                 extraSinks: #"{"type":"journal","name":"\#(sink)","#
                     + #""retry":{"initialBackoffSeconds":0.05,"maxBackoffSeconds":0.5,"maxAttempts":100000}}"#)
+            // Only entries from now on: a daemon of an earlier pass may have had the same PID.
+            let started = Date()
             try daemon.start()
             let pid = try #require(daemon.pid)
             journald.pause()
@@ -68,7 +70,8 @@ struct JournaldStallEndToEndTests {
             #expect(entries.allSatisfy { $0["MESSAGE_ID"] == MessageID.reminderDelivered.rawValue })
             let dropped = try journald.entry(
                 matching: ["MESSAGE_ID": MessageID.logMessagesDropped.rawValue, "_PID": "\(pid)"],
-                timeout: .seconds(60))
+                timeout: .seconds(60)
+            ) { $0.received(since: started) }
             #expect(Int(dropped["REMINDD_DROPPED_MESSAGES"] ?? "") ?? 0 > 0)
             #expect(dropped["SYSLOG_IDENTIFIER"] == "remindd")
             #expect(daemon.stop() == 0)

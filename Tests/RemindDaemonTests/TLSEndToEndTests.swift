@@ -203,15 +203,18 @@ struct TLSEndToEndTests {
             let warning = "the bearer token and users' state cross the network in clear"
             let tls = try Setup()
             let plain = try Setup() { pki in "null" }
+            // Only entries from now on: a daemon of an earlier pass may have had the same PID.
+            let started = Date()
             for setup in [plain, tls] { try setup.daemon.start() }
             defer { for setup in [plain, tls] { setup.daemon.stop() } }
             for setup in [plain, tls] {
                 let pid = try #require(setup.daemon.pid)
                 // The warning comes before the listener's own line, from the same process.
                 _ = try journald.entry(matching: ["_PID": "\(pid)"], timeout: .seconds(60)) {
-                    $0["MESSAGE"]?.contains("serving on tcp") == true
+                    $0.received(since: started) && $0["MESSAGE"]?.contains("serving on tcp") == true
                 }
-                let lines = try JournaldFixture.journalctl(["--output=cat", "--no-pager", "_PID=\(pid)"])
+                let since = "--since=@\(Int(started.timeIntervalSince1970))"
+                let lines = try JournaldFixture.journalctl(["--output=cat", "--no-pager", since, "_PID=\(pid)"])
                 #expect(lines.standardOutput.contains(warning) == (setup === plain), "\(lines.standardOutput)")
             }
         }
