@@ -20,16 +20,21 @@ public struct StorageConfiguration: Sendable, Equatable {
     public var leaseSeconds: Int
     /// Connections this instance opens at most.
     public var poolSize: Int
+    /// Independent parts the state directory is divided into (files only): reports of users
+    /// in different parts are stored on different cores (issue 17). Fixed for a directory
+    /// once it holds state.
+    public var parts: Int
 
     public init(
         type: Kind = .files, url: DatabaseURL? = nil, urlFile: String? = nil,
-        leaseSeconds: Int = defaultLeaseSeconds, poolSize: Int = defaultPoolSize
+        leaseSeconds: Int = defaultLeaseSeconds, poolSize: Int = defaultPoolSize, parts: Int = 1
     ) {
         self.type = type
         self.url = url
         self.urlFile = urlFile
         self.leaseSeconds = leaseSeconds
         self.poolSize = poolSize
+        self.parts = parts
     }
 
     public init(object: JSONObject, path: String = "storage") throws(ValidationError) {
@@ -41,12 +46,17 @@ public struct StorageConfiguration: Sendable, Equatable {
         let urlFile = try reader.path("urlFile")
         let lease = try reader.integer("leaseSeconds", atLeast: 2, atMost: 3600)
         let pool = try reader.integer("poolSize", atLeast: 1, atMost: 200)
-        try reader.rejectUnknownKeys(context: "in storage (type, url, urlFile, leaseSeconds, poolSize)")
+        let parts = try reader.integer("parts", atLeast: 1, atMost: 64)
+        try reader.rejectUnknownKeys(context: "in storage (type, url, urlFile, leaseSeconds, poolSize, parts)")
         if url != nil, urlFile != nil {
             throw ValidationError(field: "\(path).urlFile", reason: "give url or urlFile, not both")
         }
         if type == .postgres, url == nil, urlFile == nil {
             throw ValidationError(field: "\(path).url", reason: "is required with type postgres (or urlFile)")
+        }
+        if type == .postgres, parts != nil {
+            throw ValidationError(
+                field: "\(path).parts", reason: "divides the state directory: it applies to type files only")
         }
         if type == .files, url != nil || urlFile != nil {
             throw ValidationError(
@@ -54,7 +64,7 @@ public struct StorageConfiguration: Sendable, Equatable {
         }
         self.init(
             type: type, url: url, urlFile: urlFile, leaseSeconds: lease.map { Int($0) } ?? Self.defaultLeaseSeconds,
-            poolSize: pool.map { Int($0) } ?? Self.defaultPoolSize)
+            poolSize: pool.map { Int($0) } ?? Self.defaultPoolSize, parts: parts.map { Int($0) } ?? 1)
     }
 
     /// The database URL: `url`, or the contents of `urlFile` (surrounding whitespace ignored).
@@ -78,6 +88,7 @@ public struct StorageConfiguration: Sendable, Equatable {
             "urlFile": urlFile.map(JSONValue.string) ?? .null,
             "leaseSeconds": .int(Int64(leaseSeconds)),
             "poolSize": .int(Int64(poolSize)),
+            "parts": .int(Int64(parts)),
         ])
     }
 }

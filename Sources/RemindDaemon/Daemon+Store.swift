@@ -26,17 +26,26 @@ extension Daemon {
         let policy = ReminderPolicy(configuration: configuration.policy)
         switch configuration.storage.type {
         case .files:
-            let store: FileStateStore
+            let store: any StateStore
+            let summary: OpenSummary
+            let options = FileStateStore.Options(directory: configuration.stateDirectory, sinks: sinkNames, io: io)
+            let notice: @Sendable (StoreNotice) -> Void = { logStoreNotice($0, logger: logger) }
+            let parts = configuration.storage.parts
             do {
-                store = try FileStateStore(
-                    options: .init(directory: configuration.stateDirectory, sinks: sinkNames, io: io),
-                    policy: policy, now: wallClock(), notice: { logStoreNotice($0, logger: logger) })
+                if parts > 1 {
+                    let partitioned = try PartitionedStateStore(
+                        options: .init(directory: configuration.stateDirectory, parts: parts, part: options),
+                        policy: policy, now: wallClock(), notice: notice)
+                    (store, summary) = (partitioned, partitioned.summary)
+                } else {
+                    let single = try FileStateStore(options: options, policy: policy, now: wallClock(), notice: notice)
+                    (store, summary) = (single, single.summary)
+                }
             } catch {
-                throw StartupError("remindd: \(error)")
+                throw StartupError("remindd: \(error)", exitCode: error.isLayoutMismatch ? 78 : 1)
             }
-            let summary = store.summary
             logger.notice(
-                "state loaded from \(configuration.stateDirectory): \(summary.users) users (\(summary.fromSnapshot ? "snapshot" : "full scan") + \(summary.replayedEntries) log entries), \(summary.pendingEvents) events pending",
+                "state loaded from \(configuration.stateDirectory)\(parts > 1 ? " in \(parts) parts" : ""): \(summary.users) users (\(summary.fromSnapshot ? "snapshot" : "full scan") + \(summary.replayedEntries) log entries), \(summary.pendingEvents) events pending",
                 metadata: [MessageID.metadataKey: MessageID.started.metadataValue])
             let service = StoreService(
                 store: store, clock: clock, logger: logger, checkpointInterval: tuning.checkpointInterval,

@@ -239,6 +239,13 @@ extension FileStateStore {
         _ = try? files.prepare()
         lock.release()
     }
+
+    /// Stops the log and gives the directory up without a checkpoint: for a part opened
+    /// beside another that failed to open (nothing was changed yet).
+    nonisolated func abandon() {
+        wal.stop()
+        lock.release()
+    }
 }
 
 extension UserFiles {

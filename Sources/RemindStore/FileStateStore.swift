@@ -29,6 +29,9 @@ public actor FileStateStore: StateStore {
         public var cachedRecords: Int
         /// Where blocking file I/O runs (cold reads, checkpoints), off the cooperative pool.
         public var io: NIOThreadPool
+        /// The signals this store raises, given when several stores are parts of one
+        /// (`PartitionedStateStore`): its one scheduler and dispatchers wait on them.
+        var signals: Signals
 
         public init(
             directory: String, sinks: [String], cachedRecords: Int = 10_000, io: NIOThreadPool = .singleton
@@ -37,13 +40,25 @@ public actor FileStateStore: StateStore {
             self.sinks = sinks
             self.cachedRecords = cachedRecords
             self.io = io
+            self.signals = Signals(sinks: sinks)
+        }
+    }
+
+    /// What a store signals: an earlier wake-up, and per sink, a new deliverable event.
+    struct Signals: Sendable {
+        let scheduleChanged: AsyncSignal
+        let outbox: [String: AsyncSignal]
+
+        init(sinks: [String]) {
+            scheduleChanged = AsyncSignal()
+            outbox = Dictionary(uniqueKeysWithValues: sinks.map { ($0, AsyncSignal()) })
         }
     }
 
     public nonisolated let directory: String
     public nonisolated let daemonStartedAt: Date
     public nonisolated let summary: OpenSummary
-    public nonisolated let scheduleChanged = AsyncSignal()
+    public nonisolated let scheduleChanged: AsyncSignal
     nonisolated let outboxSignals: [String: AsyncSignal]
     nonisolated let files: UserFiles
     nonisolated let io: NIOThreadPool
@@ -89,10 +104,12 @@ public actor FileStateStore: StateStore {
         io = options.io
         try FileIO.makeDirectories(options.directory)
         lock = try StateLock(directory: options.directory)
+        try PartLayout.check(options.directory, parts: 1)
         files = UserFiles(directory: options.directory)
         let cleared = try files.prepare()
         if cleared > 0 { notice(.clearedTemporaryFiles(count: cleared)) }
-        outboxSignals = Dictionary(uniqueKeysWithValues: options.sinks.map { ($0, AsyncSignal()) })
+        scheduleChanged = options.signals.scheduleChanged
+        outboxSignals = options.signals.outbox
         try Recovery.migrateLogDirectory(in: options.directory)
         let walDirectory = options.directory + "/" + Recovery.walDirectoryName
         var recovered = try Recovery.run(
@@ -170,13 +187,26 @@ public actor FileStateStore: StateStore {
     /// The outcomes of the episodes that opened in `[since, until)`, open ones included. While
     /// the outcomes log cannot be read, the closed episodes are those since start.
     public func stats(since: Date, until: Date) async -> StatsReport {
+        await loadOutcomesForStats()
+        return outcomeStatistics.report(since: since, until: until) { body in
+            schedules.table.forEachOpenEpisode(body)
+        }
+    }
+
+    /// What `stats` is computed from, for a store made of parts to merge: the closed episodes,
+    /// and every open episode's start, group and reason.
+    func outcomeSources() async -> (closed: OutcomeStatistics, open: [OpenEpisode]) {
+        await loadOutcomesForStats()
+        var open: [OpenEpisode] = []
+        schedules.table.forEachOpenEpisode { open.append(OpenEpisode(startedAt: $0, group: $1, reason: $2)) }
+        return (outcomeStatistics, open)
+    }
+
+    private func loadOutcomesForStats() async {
         do {
             try await loadOutcomes()
         } catch {
             notice(.checkpointFailed("reading the outcomes log: \(error)"))
-        }
-        return outcomeStatistics.report(since: since, until: until) { body in
-            schedules.table.forEachOpenEpisode(body)
         }
     }
 

@@ -11,6 +11,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case io(operation: String, path: String, errno: Int32)
         case locked(lockFile: String, holder: String)
         case corrupt(path: String, reason: String)
+        case layout(directory: String, reason: String)
         case poolStopped
         case databaseUnavailable(reason: String)
         case database(reason: String)
@@ -24,6 +25,11 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     static func locked(_ lockFile: String, holder: String) -> StoreError {
         StoreError(kind: .locked(lockFile: lockFile, holder: holder))
+    }
+
+    /// The state directory is divided otherwise than configured (`storage.parts`).
+    static func layout(_ directory: String, _ reason: String) -> StoreError {
+        StoreError(kind: .layout(directory: directory, reason: reason))
     }
 
     static func corrupt(_ path: String, _ reason: String) -> StoreError {
@@ -65,6 +71,12 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Another daemon holds the state directory.
+    /// A configuration problem (exit 78), not a fault of the disk.
+    public var isLayoutMismatch: Bool {
+        if case .layout = kind { return true }
+        return false
+    }
+
     public var isLocked: Bool {
         if case .locked = kind { return true }
         return false
@@ -78,6 +90,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "the state directory is in use by another remindd (\(holder)); lock file \(lockFile)"
         case .corrupt(let path, let reason):
             "\(path): \(reason)"
+        case .layout(let directory, let reason):
+            "the state directory \(directory) \(reason)"
         case .poolStopped:
             "the I/O pool has stopped (the daemon is shutting down)"
         case .databaseUnavailable(let reason):

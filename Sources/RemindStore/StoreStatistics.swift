@@ -26,4 +26,21 @@ public struct StoreStatistics: Sendable, Equatable {
     public var logBytes = 0
 
     public init() {}
+
+    /// Adds the counts of a store holding other users (a part of the same store): sums, and
+    /// the earlier next reminder.
+    public mutating func add(_ other: StoreStatistics) {
+        users += other.users
+        openEpisodes += other.openEpisodes
+        pendingReminders += other.pendingReminders
+        nextReminderAt = [nextReminderAt, other.nextReminderAt].compactMap { $0 }.min()
+        usersByConditions.add(other.usersByConditions)
+        suppressed += other.suppressed
+        quarantined += other.quarantined
+        outboxPending.merge(other.outboxPending, uniquingKeysWith: +)
+        dirtyRecords += other.dirtyRecords
+        eventsDelivered += other.eventsDelivered
+        deadLetters += other.deadLetters
+        logBytes += other.logBytes
+    }
 }

@@ -11,8 +11,10 @@ import RemindCore
 /// Temp files live in `tmp/` at the top of the state directory (same file system, so rename
 /// is atomic) and are cleared at start-up, so a crash mid-write leaves nothing in `users/`.
 public struct UserFiles: Sendable {
+    static let usersDirectoryName = "users"
+
     public let directory: String
-    var usersDirectory: String { directory + "/users" }
+    var usersDirectory: String { directory + "/" + Self.usersDirectoryName }
     var temporaryDirectory: String { directory + "/tmp" }
     public var quarantineDirectory: String { directory + "/quarantine" }
 

@@ -19,7 +19,7 @@ struct EffectiveConfigurationTests {
             + #""retry":{"initialBackoffSeconds":1,"maxBackoffSeconds":3600,"maxAttempts":12},"#
             + #""rateLimit":{"ratePerSecond":null,"burst":null}}],"services":{},"#
             + #""experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[]},"#
-            + #""storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10}}"#
+            + #""storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10,"parts":1}}"#
         #expect(try parse("{}").json.serialized == expected)
     }
 

@@ -17,6 +17,10 @@ struct StorageConfigurationTests {
         (#"{"storage":{"type":"postgres","url":"postgresql://u@h/db","leaseSeconds":1}}"#, "storage.leaseSeconds"),
         (#"{"storage":{"type":"postgres","url":"postgresql://u@h/db","poolSize":0}}"#, "storage.poolSize"),
         (#"{"storage":{"type":"postgres","url":"postgresql://u@h/db","pool":3}}"#, "storage.pool"),
+        (#"{"storage":{"parts":0}}"#, "storage.parts"),
+        (#"{"storage":{"parts":65}}"#, "storage.parts"),
+        (#"{"storage":{"parts":"2"}}"#, "storage.parts"),
+        (#"{"storage":{"type":"postgres","url":"postgresql://u@h/db","parts":2}}"#, "storage.parts"),
     ])
     func badStorageIsRefusedNamingTheKeyPath(text: String, field: String) throws {
         let error = try #require(refusal(text))

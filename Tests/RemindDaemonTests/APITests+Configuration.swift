@@ -26,7 +26,7 @@ extension APITests {
                      "history":{"maxEntries":1000},
                      "sinks":[],"services":{},
                      "experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[]},
-                     "storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10}}
+                     "storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10,"parts":1}}
                     """)
         }
     }

@@ -108,7 +108,7 @@ struct CrashUnderLoadTests {
             let delivered = try daemon.events.map { try WebhookOutageEndToEndTests.eventID($0) }
             let deliveredSet = Set(delivered)
             #expect(recorded.subtracting(deliveredSet).isEmpty, "round \(round): reminders recorded but never emitted")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory + "/quarantine").isEmpty)
+            #expect(DaemonProcess.stateFiles(daemon.stateDirectory).quarantined.isEmpty)
             totals.acknowledged += acknowledgedUsers
             totals.found += found
             totals.recorded += recorded.count
@@ -123,11 +123,8 @@ struct CrashUnderLoadTests {
     /// Every reminder id the user files record as delivered (emitted into the outbox).
     static func recordedDeliveries(_ stateDirectory: String) throws -> Set<String> {
         var ids: Set<String> = []
-        let users = FileManager.default.enumerator(atPath: stateDirectory + "/users")
-        while let path = users?.nextObject() as? String {
-            guard path.hasSuffix(".json") else { continue }
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: stateDirectory + "/users/" + path))
-            let record = try UserRecord(json: Array(bytes))
+        for path in DaemonProcess.stateFiles(stateDirectory).users {
+            let record = try UserRecord(json: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
             for episode in record.episodes { for delivery in episode.deliveries { ids.insert(delivery.id) } }
         }
         return ids

@@ -43,11 +43,11 @@ final class DaemonProcess: @unchecked Sendable {
         try writeConfiguration(configuration, extraSinks: extraSinks)
     }
 
-    /// The backend the end-to-end suite runs against: the state directory's files, or with
-    /// `REMINDD_TEST_STORAGE=postgres` a database of its own on the test process's PostgreSQL
-    /// server (one switch, the same tests). Tests of what only the files backend has (the
-    /// state directory's files themselves) are marked `filesBackendOnly`.
-    static let usesPostgres = ProcessInfo.processInfo.environment["REMINDD_TEST_STORAGE"] == "postgres"
+    /// The backend the end-to-end suite runs against (`TestStorage`): the state directory's
+    /// files, in one store or two parts, or with `REMINDD_TEST_STORAGE=postgres` a database of
+    /// its own on the test process's PostgreSQL server (one switch, the same tests). Tests of
+    /// the single store's files themselves are marked `filesBackendOnly`.
+    static let usesPostgres = TestStorage.current == .postgres
 
     /// This daemon's `storage` member and database, made at its first configuration and kept
     /// across restarts.
@@ -56,11 +56,10 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// The `storage` member for the suite's backend; empty for files.
     func storageMember() throws -> String {
-        guard Self.usesPostgres else { return "" }
-        if storage == nil {
-            (databaseName, storage) = try PostgresServer.shared().storageMember()
+        if storage == nil, let (database, member) = try TestStorage.current.member() {
+            (databaseName, storage) = (database, member)
         }
-        return storage!
+        return storage ?? ""
     }
 
     /// Replaces the configuration file (for sinks that need files in `directory` first).
@@ -73,6 +72,22 @@ final class DaemonProcess: @unchecked Sendable {
         let sinks = extraSinks.isEmpty ? "" : "," + extraSinks
         let json = "{\(extra)\"sinks\":[{\"type\":\"file\",\"path\":\"\(eventsPath)\"}\(sinks)]}"
         try json.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// The paths of every user file and every quarantined file in a state directory: under
+    /// `users/` and `quarantine/` at its top, or in each part of a divided one.
+    static func stateFiles(_ stateDirectory: String) -> (users: [String], quarantined: [String]) {
+        var found: (users: [String], quarantined: [String]) = ([], [])
+        let files = FileManager.default.enumerator(atPath: stateDirectory)
+        while let path = files?.nextObject() as? String {
+            let directories = path.split(separator: "/").dropLast()
+            if directories.last == "quarantine" {
+                found.quarantined.append(stateDirectory + "/" + path)
+            } else if directories.contains("users"), path.hasSuffix(".json") {
+                found.users.append(stateDirectory + "/" + path)
+            }
+        }
+        return found
     }
 
     deinit {

@@ -53,16 +53,12 @@ struct DurabilityTests {
         daemon.stop()
         // After a clean stop every user file is written, and each decodes.
         guard !DaemonProcess.usesPostgres else { return }
-        let users = FileManager.default.enumerator(atPath: daemon.stateDirectory + "/users")
-        var decoded = 0
-        while let path = users?.nextObject() as? String {
-            guard path.hasSuffix(".json") else { continue }
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/users/" + path))
-            _ = try UserRecord(json: Array(bytes))
-            decoded += 1
+        let files = DaemonProcess.stateFiles(daemon.stateDirectory)
+        for path in files.users {
+            _ = try UserRecord(json: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         }
-        #expect(decoded == 128)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory + "/quarantine").isEmpty)
+        #expect(files.users.count == 128)
+        #expect(files.quarantined.isEmpty)
     }
 
     /// A reminder that came due while the daemon was dead is delivered after the restart.

@@ -114,6 +114,35 @@ struct EndToEndTests {
         #expect(daemon.log.contains("schedule.jitterSeconds"))
     }
 
+    /// A state directory keeps the division it was created with: a daemon in two parts stores
+    /// its users there; restarted with another `storage.parts` it exits 78 naming the key and
+    /// the count to set, and changes nothing; with the right count every user is back.
+    @Test(.filesBackendOnly) func anotherPartCountExits78AndChangesNothing() throws {
+        let daemon = try DaemonProcess(configuration: #""storage":{"parts":2}"#)
+        try daemon.start()
+        for user in ["p1", "p2", "p3", "p4"] { #expect(try daemon.post(user, #"{"location":"denied"}"#).status == 200) }
+        #expect(daemon.stop() == 0)
+        let listing = { try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory).sorted() }
+        let before = try listing()
+        #expect(before.contains("part-0-of-2") && before.contains("part-1-of-2") && !before.contains("users"))
+        for parts in [1, 3] {
+            try daemon.writeConfiguration(#""storage":{"parts":\#(parts)}"#, extraSinks: "")
+            try daemon.start(waitForReady: false)
+            let notice = try daemon.waitFor("EXIT_STATUS=", timeout: .seconds(30))
+            #expect(notice.contains("EXIT_STATUS=78") && notice.contains("storage.parts"), "\(notice)")
+            #expect(daemon.waitForExit() == 78)
+            #expect(daemon.log.contains("holds 2 parts") && daemon.log.contains("Set storage.parts to 2"))
+            #expect(try listing() == before)
+        }
+        try daemon.writeConfiguration(#""storage":{"parts":2}"#, extraSinks: "")
+        try daemon.start()
+        for user in ["p1", "p2", "p3", "p4"] {
+            #expect(try daemon.client.send("GET", "/v1/users/\(user)").text.contains(#""location":"denied""#))
+        }
+        #expect(try daemon.client.send("GET", "/v1/status").text.contains(#""users":4"#))
+        #expect(daemon.stop() == 0)
+    }
+
     /// A stale socket file left by a crash is replaced; the parent directory is created.
     @Test func staleSocketIsReplaced() throws {
         let daemon = try DaemonProcess()

@@ -119,18 +119,22 @@ struct OutcomesEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
-    /// The outcomes log: the state directory's monthly files, or the `remindd_outcomes` table.
+    /// The outcomes log: the state directory's monthly files (each part's, when divided), or
+    /// the `remindd_outcomes` table.
     static func outcomeLines(_ daemon: DaemonProcess) throws -> [String] {
         if let database = daemon.databaseName {
             let text = try PostgresServer.shared().psql(database, "SELECT line FROM remindd_outcomes")
             return text.split(separator: "\n").map(String.init)
         }
-        let directory = daemon.stateDirectory + "/outcomes"
+        let top = daemon.stateDirectory
+        let parts = try FileManager.default.contentsOfDirectory(atPath: top).filter { $0.hasPrefix("part-") }
         var lines: [String] = []
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-        where name.hasSuffix(".jsonl") {
-            let text = try String(contentsOfFile: directory + "/" + name, encoding: .utf8)
-            lines += text.split(separator: "\n").map(String.init)
+        for directory in (parts.isEmpty ? [top] : parts.map { top + "/" + $0 }).map({ $0 + "/outcomes" }) {
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+            where name.hasSuffix(".jsonl") {
+                let text = try String(contentsOfFile: directory + "/" + name, encoding: .utf8)
+                lines += text.split(separator: "\n").map(String.init)
+            }
         }
         return lines
     }

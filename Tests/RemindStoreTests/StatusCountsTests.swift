@@ -62,10 +62,12 @@ struct StatusCountsTests {
             let crashed = try fixture.crashCopy()
             defer { try? FileManager.default.removeItem(atPath: crashed) }
             await store.close()
-            let reopened = try fixture.open(policy: ReminderPolicy(configuration: configuration), now: now)
+            let reopened = try #require(
+                try opened.reopen(policy: ReminderPolicy(configuration: configuration), now: now))
             try await expectCountsMatch(reopened, known: known)
             await reopened.close()
-            let recovered = try fixture.open(crashed, policy: ReminderPolicy(configuration: configuration), now: now)
+            let recovered = try #require(
+                try opened.reopen(crashed, policy: ReminderPolicy(configuration: configuration), now: now))
             try await expectCountsMatch(recovered, known: known)
             await recovered.close()
         } else {

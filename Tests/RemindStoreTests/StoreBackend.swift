@@ -11,6 +11,9 @@ import Testing
 /// each, so "the same semantics" is checked rather than hoped for.
 enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
     case files
+    /// The files backend in three parts (`storage.parts`; three, so that no power of two hides
+    /// a mistake in dividing users or limits).
+    case parts
     case memory
     case postgres
 
@@ -20,6 +23,13 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
     struct Opened {
         let store: any StateStore
         let fixture: StoreFixture?
+        /// The files backend's part count, for opening its directory again.
+        var parts = 1
+
+        /// The backend's directory (or a crash copy of it) opened again.
+        func reopen(_ directory: String? = nil, policy: ReminderPolicy, now: Date) throws -> (any StateStore)? {
+            try fixture?.open(directory, parts: parts, policy: policy, now: now)
+        }
     }
 
     func open(
@@ -30,10 +40,27 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
         case .files:
             let fixture = try StoreFixture()
             return Opened(store: try fixture.open(policy: policy, sinks: sinks, now: now), fixture: fixture)
+        case .parts:
+            let fixture = try StoreFixture()
+            return Opened(
+                store: try fixture.open(parts: 3, policy: policy, sinks: sinks, now: now), fixture: fixture, parts: 3)
         case .memory:
             return Opened(store: MemoryStateStore(sinks: sinks, policy: policy, now: now), fixture: nil)
         case .postgres:
             return Opened(store: try Self.openPostgres(policy: policy, sinks: sinks, now: now), fixture: nil)
+        }
+    }
+
+    /// Events of different users are claimed in creation order, except across the parts of a
+    /// divided store, which hand theirs out in turn (one user's are always in order: they are
+    /// in one part).
+    func expectOrder(
+        of claimed: [UserID], _ created: [UserID], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        if self == .parts {
+            #expect(claimed.sorted() == created.sorted(), sourceLocation: sourceLocation)
+        } else {
+            #expect(claimed == created, sourceLocation: sourceLocation)
         }
     }
 

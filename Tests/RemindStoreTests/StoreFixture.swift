@@ -37,6 +37,19 @@ final class StoreFixture: Sendable {
             notice: { [noticeBox] notice in noticeBox.notices.withLock { $0.append(notice) } })
     }
 
+    /// The state directory divided into `parts` (`storage.parts`).
+    func open(
+        _ directory: String? = nil, parts: Int, policy: ReminderPolicy = ReminderPolicy(), sinks: [String] = ["file"],
+        now: Date = Fixtures.date("2026-11-15T10:00:00Z")
+    ) throws -> any StateStore {
+        guard parts > 1 else { return try open(directory, policy: policy, sinks: sinks, now: now) }
+        let directory = directory ?? self.directory
+        return try PartitionedStateStore(
+            options: .init(directory: directory, parts: parts, part: .init(directory: directory, sinks: sinks)),
+            policy: policy, now: now,
+            notice: { [noticeBox] notice in noticeBox.notices.withLock { $0.append(notice) } })
+    }
+
     /// A copy of the state directory as it is on disk now: what a `kill -9` at this moment
     /// leaves for the next start (the page cache survives a process crash).
     func crashCopy() throws -> String {

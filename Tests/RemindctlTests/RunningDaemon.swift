@@ -31,10 +31,9 @@ final class RunningDaemon {
         let logPath = directory + "/remindd.log"
         let socketPath = directory + "/r.sock"
         var json = configuration ?? #"{"sinks":[{"type":"file","path":"\#(directory)/events.jsonl"}]}"#
-        // The same commands against a daemon on PostgreSQL: `REMINDD_TEST_STORAGE=postgres`
-        // gives each daemon a database of its own on the test process's server.
-        if ProcessInfo.processInfo.environment["REMINDD_TEST_STORAGE"] == "postgres", !json.contains(#""storage""#) {
-            let storage = try PostgresServer.shared().storageMember().member
+        // The same commands against a daemon on another backend (`TestStorage`): on PostgreSQL,
+        // each daemon gets a database of its own on the test process's server.
+        if !json.contains(#""storage""#), let storage = try TestStorage.current.member()?.member {
             let rest = json.drop { $0 != "{" }.dropFirst()
             let separator = rest.trimmingCharacters(in: .whitespacesAndNewlines) == "}" ? "" : ","
             json = "{" + storage + separator + rest

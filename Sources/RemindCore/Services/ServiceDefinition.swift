@@ -77,4 +77,9 @@ public struct ConditionCounts: Sendable, Equatable {
     }
 
     public var total: Int { counts.reduce(0, +) }
+
+    /// Adds another set of counts (of other users) to these.
+    public mutating func add(_ other: ConditionCounts) {
+        for index in counts.indices { counts[index] += other.counts[index] }
+    }
 }

@@ -1,0 +1,278 @@
+import Foundation
+import RemindCore
+import Synchronization
+
+/// The files backend divided into independent parts by a stable hash of the user ID
+/// (`storage.parts`, issue 17): each part is a whole `FileStateStore` (its own actor, log,
+/// group commit, snapshot, outbox and checkpoints) in `part-<i>-of-<n>/` of the state
+/// directory, so reports of users in different parts proceed on different cores and no one
+/// actor is on every request's path.
+///
+/// This type holds no state of its own but the claims in flight: a user's operations go to
+/// their part, and whatever spans users (due fires, counts, stats, dead letters, the outbox)
+/// is asked of every part and merged. Each part keeps the `StateStore` contract for its users,
+/// and no operation but `replayDeadLetters` spans parts, so the whole keeps it too; what
+/// differs is stated where it does (`claimEvents`, `replayDeadLetters`).
+public final class PartitionedStateStore: StateStore {
+    public struct Options: Sendable {
+        public var directory: String
+        public var parts: Int
+        /// Each part's options but its directory (set per part).
+        public var part: FileStateStore.Options
+
+        public init(directory: String, parts: Int, part: FileStateStore.Options) {
+            self.directory = directory
+            self.parts = parts
+            self.part = part
+        }
+    }
+
+    let parts: [FileStateStore]
+    public let directory: String
+    public let daemonStartedAt: Date
+    public let scheduleChanged: AsyncSignal
+    public let summary: OpenSummary
+    public let repeatAnswering: (any RepeatAnswering)?
+    /// One daemon per state directory: the top's lock, besides each part's.
+    private let lock: StateLock
+    /// Which part each claimed event came from, until it is completed or released.
+    private let claims = Mutex<[Claim: Int]>([:])
+    /// The part the next claim starts with, so no part's events wait behind another's.
+    private let nextPart = Atomic<Int>(0)
+    /// The part the next fire pass gives the remainder of its limit first.
+    private let nextFirePart = Atomic<Int>(0)
+    private let outboxSignals: [String: AsyncSignal]
+
+    private struct Claim: Hashable {
+        var eventID: String
+        var sink: String
+    }
+
+    /// Opens (creating if needed) every part, each on a thread of its own: a part's recovery
+    /// reads its snapshot and replays its log, and the parts' starts are independent.
+    public init(
+        options: Options, policy: ReminderPolicy, now: Date, notice: @escaping @Sendable (StoreNotice) -> Void
+    ) throws(StoreError) {
+        precondition(options.parts > 1, "one part is a FileStateStore")
+        directory = options.directory
+        daemonStartedAt = now
+        try FileIO.makeDirectories(options.directory)
+        lock = try StateLock(directory: options.directory)
+        try PartLayout.check(options.directory, parts: options.parts)
+        let signals = FileStateStore.Signals(sinks: options.part.sinks)
+        scheduleChanged = signals.scheduleChanged
+        outboxSignals = signals.outbox
+        let opened = Mutex([Result<FileStateStore, StoreError>?](repeating: nil, count: options.parts))
+        DispatchQueue.concurrentPerform(iterations: options.parts) { index in
+            var part = options.part
+            part.directory = options.directory + "/" + PartLayout.name(index, of: options.parts)
+            part.signals = signals
+            let result = Result { () throws(StoreError) in
+                try FileStateStore(options: part, policy: policy, now: now, notice: notice)
+            }
+            opened.withLock { $0[index] = result }
+        }
+        var parts: [FileStateStore] = []
+        for result in opened.withLock({ $0 }) {
+            switch result! {
+            case .success(let part): parts.append(part)
+            case .failure(let error):
+                for part in parts { part.abandon() }
+                lock.release()
+                throw error
+            }
+        }
+        self.parts = parts
+        repeatAnswering = PartitionedRepeats(desks: parts.map(\.repeats))
+        summary = parts.map(\.summary).reduce(
+            OpenSummary(users: 0, fromSnapshot: true, replayedEntries: 0, pendingEvents: 0)
+        ) {
+            OpenSummary(
+                users: $0.users + $1.users, fromSnapshot: $0.fromSnapshot && $1.fromSnapshot,
+                replayedEntries: $0.replayedEntries + $1.replayedEntries,
+                pendingEvents: $0.pendingEvents + $1.pendingEvents)
+        }
+    }
+
+    func part(of userID: UserID) -> FileStateStore { parts[PartLayout.index(of: userID, parts: parts.count)] }
+
+    /// Runs `body` on every part at once and returns the results in the parts' order.
+    private func onEveryPart<T: Sendable>(
+        _ body: @escaping @Sendable (Int, FileStateStore) async throws -> T
+    ) async throws -> [T] {
+        try await withThrowingTaskGroup(of: (Int, T).self) { group in
+            for (index, part) in parts.enumerated() { group.addTask { (index, try await body(index, part)) } }
+            var results = [T?](repeating: nil, count: parts.count)
+            for try await (index, result) in group { results[index] = result }
+            return results.map { $0! }
+        }
+    }
+
+    private func onEveryPart<T: Sendable>(_ body: @escaping @Sendable (Int, FileStateStore) async -> T) async -> [T] {
+        await withTaskGroup(of: (Int, T).self) { group in
+            for (index, part) in parts.enumerated() { group.addTask { (index, await body(index, part)) } }
+            var results = [T?](repeating: nil, count: parts.count)
+            for await (index, result) in group { results[index] = result }
+            return results.map { $0! }
+        }
+    }
+
+    // MARK: One user: their part
+
+    public var policy: ReminderPolicy { get async { await parts[0].policy } }
+
+    public func setPolicy(_ policy: ReminderPolicy) async {
+        _ = await onEveryPart { await $1.setPolicy(policy) }
+    }
+
+    public func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome {
+        try await part(of: userID).report(report, for: userID, receivedAt: receivedAt)
+    }
+
+    public func answerReport(
+        _ report: PermissionReport, for userID: UserID, receivedAt: Date
+    ) async throws -> ReportAnswer {
+        try await part(of: userID).answerReport(report, for: userID, receivedAt: receivedAt)
+    }
+
+    public func record(_ userID: UserID) async throws -> UserRecord? {
+        try await part(of: userID).record(userID)
+    }
+
+    public func delete(_ userID: UserID, at date: Date) async throws -> Bool {
+        try await part(of: userID).delete(userID, at: date)
+    }
+
+    public func pushAddress(for userID: UserID) async throws -> PushAddress? {
+        try await part(of: userID).pushAddress(for: userID)
+    }
+
+    public func markUnreachable(_ userID: UserID, token: String, reason: String, at date: Date) async throws {
+        try await part(of: userID).markUnreachable(userID, token: token, reason: reason, at: date)
+    }
+
+    /// The path of a user's file, for tests and support.
+    public func userFilePath(_ userID: UserID) -> String { part(of: userID).userFilePath(userID) }
+
+    // MARK: Every user: every part, merged
+
+    public func nextWakeAt() async -> Date? {
+        await onEveryPart { await $1.nextWakeAt() }.compactMap { $0 }.min()
+    }
+
+    /// Fires every part's due users at once, `limit` divided among them: a part with fewer
+    /// due leaves its share unused this pass, and the scheduler's next pass takes the rest
+    /// (it passes again while anything is due). The remainder of the division goes to other
+    /// parts each pass, so even a limit below the part count reaches every part.
+    public func fireDue(now: Date, limit: Int) async throws -> FireSummary {
+        let count = parts.count
+        let first = nextFirePart.add(1, ordering: .relaxed).oldValue % count
+        let summaries = try await onEveryPart { index, part in
+            let share = limit / count + ((index - first + count) % count < limit % count ? 1 : 0)
+            return share > 0 ? try await part.fireDue(now: now, limit: share) : FireSummary()
+        }
+        return summaries.reduce(into: FireSummary()) {
+            $0.users += $1.users
+            $0.events += $1.events
+            $0.suppressed += $1.suppressed
+        }
+    }
+
+    public func pendingReminders(dueBefore: Date?, limit: Int) async -> [ScheduledReminder] {
+        let all = await onEveryPart { await $1.pendingReminders(dueBefore: dueBefore, limit: limit) }.joined()
+        return Array(
+            all.sorted { $0.dueAt < $1.dueAt || ($0.dueAt == $1.dueAt && $0.userID < $1.userID) }.prefix(limit))
+    }
+
+    public func statistics() async -> StoreStatistics {
+        await onEveryPart { await $1.statistics() }.reduce(into: StoreStatistics()) { $0.add($1) }
+    }
+
+    public func stats(since: Date, until: Date) async -> StatsReport {
+        let sources = await onEveryPart { await $1.outcomeSources() }
+        var closed = OutcomeStatistics()
+        for source in sources { closed.add(contentsOf: source.closed) }
+        return closed.report(since: since, until: until) { body in
+            for source in sources {
+                for episode in source.open { body(episode.startedAt, episode.group, episode.reason) }
+            }
+        }
+    }
+
+    public func checkpoint(snapshot: Bool) async throws {
+        _ = try await onEveryPart { try await $1.checkpoint(snapshot: snapshot) }
+    }
+
+    public func close() async {
+        _ = await onEveryPart { await $1.close() }
+        lock.release()
+    }
+
+    // MARK: Dead letters: the event's user's part
+
+    public func deadLetter(_ letter: DeadLetterRecord) async throws {
+        try await part(of: letter.event.userID).deadLetter(letter)
+    }
+
+    public func deadLetters() async -> [DeadLetterRecord] {
+        await onEveryPart { await $1.deadLetters() }.joined().sorted {
+            ($0.deadLetteredAt, $0.event.id) < ($1.deadLetteredAt, $1.event.id)
+        }
+    }
+
+    /// Each part replays its own, one after the other: when one fails (disk full), those
+    /// before it stay replayed; calling again replays the rest (a replayed letter is no
+    /// longer one).
+    public func replayDeadLetters(ids: Set<String>?) async throws -> Int {
+        var replayed = 0
+        for part in parts { replayed += try await part.replayDeadLetters(ids: ids) }
+        return replayed
+    }
+
+    // MARK: The outbox: every part's, one queue per sink
+
+    /// Claims from the parts in turn, starting one further each time. Events of one user come
+    /// in order (they are in one part); events of different parts interleave, which the
+    /// contract allows (only one user's events are ordered for a sink).
+    public func claimEvents(for sink: String, limit: Int) async -> [OutboxEvent] {
+        let start = nextPart.add(1, ordering: .relaxed).oldValue
+        var events: [OutboxEvent] = []
+        for offset in 0..<parts.count where events.count < limit {
+            let index = (start + offset) % parts.count
+            let claimed = await parts[index].claimEvents(for: sink, limit: limit - events.count)
+            guard !claimed.isEmpty else { continue }
+            claims.withLock { claims in
+                for event in claimed { claims[Claim(eventID: event.id, sink: sink)] = index }
+            }
+            events += claimed
+        }
+        return events
+    }
+
+    public func claimEvent(for sink: String) async -> OutboxEvent? {
+        await claimEvents(for: sink, limit: 1).first
+    }
+
+    public func waitForEvents(for sink: String) async {
+        await outboxSignals[sink]?.wait()
+    }
+
+    public func complete(_ eventID: String, sink: String) async {
+        for part in owners(of: eventID, sink: sink) { await part.complete(eventID, sink: sink) }
+    }
+
+    public func release(_ eventID: String, sink: String) async {
+        for part in owners(of: eventID, sink: sink) { await part.release(eventID, sink: sink) }
+    }
+
+    /// The part that handed the event out; every part when none did (completing an event a
+    /// part does not hold changes nothing there).
+    private func owners(of eventID: String, sink: String) -> [FileStateStore] {
+        let index = claims.withLock { $0.removeValue(forKey: Claim(eventID: eventID, sink: sink)) }
+        return index.map { [parts[$0]] } ?? parts
+    }
+
+    public func pendingEvents(for sink: String) async -> Int {
+        await onEveryPart { await $1.pendingEvents(for: sink) }.reduce(0, +)
+    }
+}
