@@ -61,7 +61,8 @@ completions: build
 	"$$bin/remindctl" --generate-completion-script fish >$(COMPLETIONS_DIR)/remindctl.fish
 
 # remindd beside its peers (Redis, nginx, APScheduler) on this machine, one table of ratios;
-# W=1,3 runs a subset, USERS=100000 a smaller one (see Benchmarks/README.md).
+# W=1,3 runs a subset, USERS=100000 a smaller one, PARTS=2 a state directory in two parts
+# (see Benchmarks/README.md).
 bench: release
 	Benchmarks/bench.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 

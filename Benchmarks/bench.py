@@ -18,6 +18,7 @@ Environment (all optional):
   W8_USERS=20000, W8_FIRE=20000  W8: ingest and fire on PostgreSQL (1 and 2 instances) beside files
   KEEP=1           keep the temp directory (for debugging)
 """
+import glob
 import json
 import os
 import re
@@ -47,6 +48,8 @@ W6_CONCURRENCY = [int(c) for c in ENV.get("W6_CONCURRENCY", "64,256").split(",")
 W6_DELAY = int(ENV.get("W6_DELAY", 60))
 W7_EPISODES = int(ENV.get("W7_EPISODES", 1_000_000))
 W7_QUERIES = int(ENV.get("W7_QUERIES", 20))
+# storage.parts for every remindd on files (W8's runs on PostgreSQL).
+PARTS = int(ENV.get("PARTS", 1))
 # A realistic stored user state of about 300 bytes: what a peer stores per user.
 USER_JSON = json.dumps({
     "userID": "u-000042", "permissions": {
@@ -165,6 +168,8 @@ class Remindd:
         config = {"notification": {"notificationTriggerDelay": self.delay},
                   "stateDirectory": self.state, "listen": {"socket": self.socket},
                   "sinks": self.sinks or [{"type": "file", "path": self.sink}], **self.extra}
+        if PARTS > 1:
+            config.setdefault("storage", {"parts": PARTS})
         path = os.path.join(self.dir, "remindd.json")
         with open(path, "w") as file:
             json.dump(config, file)
@@ -427,8 +432,9 @@ def w3(state, empty_rss):
 
 
 def w4(state):
-    snapshot = os.path.join(state, "snapshot.tsv")
-    size = os.path.getsize(snapshot) if os.path.exists(snapshot) else 0
+    # The snapshot at the top, or one per part (PARTS).
+    snapshots = [os.path.join(state, "snapshot.tsv")] + glob.glob(os.path.join(state, "part-*", "snapshot.tsv"))
+    size = sum(os.path.getsize(path) for path in snapshots if os.path.exists(path))
     cold = drop_caches()
     daemon = Remindd("w4", state=state)
     ready = daemon.start()
