@@ -163,7 +163,10 @@ public final class PartitionedStateStore: StateStore {
     /// Fires every part's due users at once, `limit` divided among them: a part with fewer
     /// due leaves its share unused this pass, and the scheduler's next pass takes the rest
     /// (it passes again while anything is due). The remainder of the division goes to other
-    /// parts each pass, so even a limit below the part count reaches every part.
+    /// parts each pass, so even a limit below the part count reaches every part. When a part
+    /// fails (its disk is full), its users stay due and the error is thrown; what the other
+    /// parts fired in that pass is durable and goes out, but is not in a summary (the
+    /// scheduler's log lines and fired count miss it).
     public func fireDue(now: Date, limit: Int) async throws -> FireSummary {
         let count = parts.count
         let first = nextFirePart.add(1, ordering: .relaxed).oldValue % count
