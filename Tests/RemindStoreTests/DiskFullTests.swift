@@ -12,8 +12,9 @@ import Testing
 @Suite(.ownThread, .serialized)
 struct DiskFullTests {
     /// With the disk full a report fails with a disk-full error and changes nothing; once
-    /// space returns the store accepts reports again without a restart.
-    @Test func fullDiskRefusesThenRecovers() async throws {
+    /// space returns the store accepts reports again without a restart. The same for a state
+    /// directory in two parts (`storage.parts`): the part's error reaches the caller as is.
+    @Test(arguments: [1, 2]) func fullDiskRefusesThenRecovers(parts: Int) async throws {
         guard getuid() == 0 else {
             Issue.record("mounting a tmpfs needs root")
             return
@@ -26,7 +27,7 @@ struct DiskFullTests {
             return
         }
         defer { _ = try? StoreFixture.run("/bin/umount", ["-l", mountPoint]) }
-        let store = try fixture.open(mountPoint + "/state")
+        let store = try fixture.open(mountPoint + "/state", parts: parts)
         let start = Fixtures.date("2026-11-15T10:00:00Z")
         let kept = Fixtures.userID("kept")
         _ = try await store.report(
@@ -67,7 +68,7 @@ struct DiskFullTests {
             PermissionReport(location: .always, observedAt: later), for: kept, receivedAt: later)
         #expect(outcome.record.permissions?.location == .always)
         await store.close()
-        let reopened = try fixture.open(mountPoint + "/state")
+        let reopened = try fixture.open(mountPoint + "/state", parts: parts)
         #expect(try await reopened.record(kept)?.permissions?.location == .always)
         await reopened.close()
     }
