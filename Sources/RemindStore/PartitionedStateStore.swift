@@ -72,15 +72,13 @@ public final class PartitionedStateStore: StateStore {
             }
             opened.withLock { $0[index] = result }
         }
-        var parts: [FileStateStore] = []
-        for result in opened.withLock({ $0 }) {
-            switch result! {
-            case .success(let part): parts.append(part)
-            case .failure(let error):
-                for part in parts { part.abandon() }
-                lock.release()
-                throw error
-            }
+        let results = opened.withLock { $0.map { $0! } }
+        let parts = results.compactMap { try? $0.get() }
+        if let failed = results.first(where: { (try? $0.get()) == nil }), case .failure(let error) = failed {
+            // Every part that did open gives its directory up again, whichever failed.
+            for part in parts { part.abandon() }
+            lock.release()
+            throw error
         }
         self.parts = parts
         repeatAnswering = PartitionedRepeats(desks: parts.map(\.repeats))

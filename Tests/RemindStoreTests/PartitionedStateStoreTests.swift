@@ -177,6 +177,21 @@ struct PartitionedStateStoreTests {
         #expect(error?.description.contains("Set storage.parts to 1") == true)
     }
 
+    /// A part that cannot open (here: its directory held by another store) fails the whole
+    /// open with that part's error, and the parts that did open give their directories up:
+    /// once the holder is gone the store opens.
+    @Test func aPartThatCannotOpenFailsTheOpenAndFreesTheOthers() async throws {
+        let fixture = try StoreFixture()
+        let holder = try fixture.open(fixture.directory + "/part-1-of-3", policy: policy, now: start)
+        let error = #expect(throws: StoreError.self) { try fixture.open(parts: 3, policy: policy, now: start) }
+        #expect(error?.isLocked == true)
+        #expect(error?.description.contains("part-1-of-3/lock") == true, "\(String(describing: error))")
+        await holder.close()
+        let store = try fixture.open(parts: 3, policy: policy, now: start)
+        _ = try await report(store, Fixtures.userID("a"), at: start)
+        await store.close()
+    }
+
     /// A second daemon on the same directory is refused by the top's lock, whatever its
     /// division: the parts' own locks are not the only guard.
     @Test func oneDaemonPerDirectoryWhateverTheDivision() async throws {
