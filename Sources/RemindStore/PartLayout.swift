@@ -19,21 +19,26 @@ enum PartLayout {
         let names = FileIO.list(directory)
         let counts = Set(names.compactMap(partCount))
         let single = names.contains(UserFiles.usersDirectoryName)
-        let found: Int? =
-            if let count = counts.first, counts.count == 1, !single { count } else if counts.isEmpty && single {
-                1
-            } else if counts.isEmpty { nil } else { -1 }
-        guard let found, found != parts else { return }
-        let holds =
-            switch found {
-            case -1:
-                "holds both a single store and parts (\(names.sorted().joined(separator: ", "))): move the stray ones away"
-            case 1: "holds a single store (users/ at its top)"
-            default: "holds \(found) parts (\(name(0, of: found)) …)"
-            }
+        let found: Int
+        let holds: String
+        switch (single, counts.count) {
+        case (false, 0):
+            return  // new: any division may start here
+        case (true, 0):
+            (found, holds) = (1, "holds a single store (users/ at its top)")
+        case (false, 1):
+            found = counts.first!
+            holds = "holds \(found) parts (\(name(0, of: found)) …)"
+        default:
+            let listed = names.sorted().joined(separator: ", ")
+            throw .layout(
+                directory,
+                "holds both a single store and parts, or parts of two divisions (\(listed)): move the stray ones away")
+        }
+        guard found != parts else { return }
         throw .layout(
             directory,
-            "\(holds); storage.parts is \(parts). Set storage.parts to \(max(found, 1)): remindd does not move users between parts"
+            "\(holds); storage.parts is \(parts). Set storage.parts to \(found): remindd does not move users between parts"
         )
     }
 

@@ -74,7 +74,7 @@ public final class PartitionedStateStore: StateStore {
         }
         let results = opened.withLock { $0.map { $0! } }
         let parts = results.compactMap { try? $0.get() }
-        if let failed = results.first(where: { (try? $0.get()) == nil }), case .failure(let error) = failed {
+        for case .failure(let error) in results {
             // Every part that did open gives its directory up again, whichever failed.
             for part in parts { part.abandon() }
             lock.release()
@@ -181,8 +181,7 @@ public final class PartitionedStateStore: StateStore {
 
     public func pendingReminders(dueBefore: Date?, limit: Int) async -> [ScheduledReminder] {
         let all = await onEveryPart { await $1.pendingReminders(dueBefore: dueBefore, limit: limit) }.joined()
-        return Array(
-            all.sorted { $0.dueAt < $1.dueAt || ($0.dueAt == $1.dueAt && $0.userID < $1.userID) }.prefix(limit))
+        return Array(all.sorted(by: ScheduledReminder.soonerThan).prefix(limit))
     }
 
     public func statistics() async -> StoreStatistics {

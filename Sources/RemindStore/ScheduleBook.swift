@@ -150,7 +150,7 @@ struct ScheduleBook {
                     userID: schedule.userID, dueAt: due, sequence: schedule.deliveredCount + 1,
                     reason: policy.reason(schedule.errors) ?? .locationNotAuthorizedAlways))
         }
-        pending.sort { $0.dueAt < $1.dueAt || ($0.dueAt == $1.dueAt && $0.userID < $1.userID) }
+        pending.sort(by: ScheduledReminder.soonerThan)
         return Array(pending.prefix(limit))
     }
 

@@ -15,4 +15,9 @@ public struct ScheduledReminder: Sendable, Equatable {
         self.sequence = sequence
         self.reason = reason
     }
+
+    /// The order `pendingReminders` answers in: soonest first, ties by user.
+    static func soonerThan(_ lhs: ScheduledReminder, _ rhs: ScheduledReminder) -> Bool {
+        lhs.dueAt < rhs.dueAt || (lhs.dueAt == rhs.dueAt && lhs.userID < rhs.userID)
+    }
 }

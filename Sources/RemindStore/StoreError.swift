@@ -70,13 +70,13 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         return false
     }
 
-    /// Another daemon holds the state directory.
     /// A configuration problem (exit 78), not a fault of the disk.
     public var isLayoutMismatch: Bool {
         if case .layout = kind { return true }
         return false
     }
 
+    /// Another daemon holds the state directory.
     public var isLocked: Bool {
         if case .locked = kind { return true }
         return false

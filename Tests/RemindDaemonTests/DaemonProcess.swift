@@ -74,15 +74,18 @@ final class DaemonProcess: @unchecked Sendable {
         try json.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
-    /// The paths of every user file and every quarantined file in a state directory: under
-    /// `users/` and `quarantine/` at its top, or in each part of a divided one.
-    static func stateFiles(_ stateDirectory: String) -> (users: [String], quarantined: [String]) {
-        var found: (users: [String], quarantined: [String]) = ([], [])
+    /// The paths of every user file, quarantined file and outcomes log file in a state
+    /// directory: under `users/`, `quarantine/` and `outcomes/` at its top, or in each part of
+    /// a divided one.
+    static func stateFiles(_ stateDirectory: String) -> (users: [String], quarantined: [String], outcomes: [String]) {
+        var found: (users: [String], quarantined: [String], outcomes: [String]) = ([], [], [])
         let files = FileManager.default.enumerator(atPath: stateDirectory)
         while let path = files?.nextObject() as? String {
             let directories = path.split(separator: "/").dropLast()
             if directories.last == "quarantine" {
                 found.quarantined.append(stateDirectory + "/" + path)
+            } else if directories.last == "outcomes", path.hasSuffix(".jsonl") {
+                found.outcomes.append(stateDirectory + "/" + path)
             } else if directories.contains("users"), path.hasSuffix(".json") {
                 found.users.append(stateDirectory + "/" + path)
             }

@@ -126,16 +126,8 @@ struct OutcomesEndToEndTests {
             let text = try PostgresServer.shared().psql(database, "SELECT line FROM remindd_outcomes")
             return text.split(separator: "\n").map(String.init)
         }
-        let top = daemon.stateDirectory
-        let parts = try FileManager.default.contentsOfDirectory(atPath: top).filter { $0.hasPrefix("part-") }
-        var lines: [String] = []
-        for directory in (parts.isEmpty ? [top] : parts.map { top + "/" + $0 }).map({ $0 + "/outcomes" }) {
-            for name in try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-            where name.hasSuffix(".jsonl") {
-                let text = try String(contentsOfFile: directory + "/" + name, encoding: .utf8)
-                lines += text.split(separator: "\n").map(String.init)
-            }
+        return try DaemonProcess.stateFiles(daemon.stateDirectory).outcomes.sorted().flatMap { path in
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
         }
-        return lines
     }
 }

@@ -175,6 +175,20 @@ struct PartitionedStateStoreTests {
         let error = #expect(throws: StoreError.self) { try single.open(parts: 2, policy: policy, now: start) }
         #expect(error?.description.contains("holds a single store") == true)
         #expect(error?.description.contains("Set storage.parts to 1") == true)
+
+        // Parts of two divisions side by side (a directory put together by hand): no count is
+        // right, so none is suggested, whatever is configured.
+        let mixed = try StoreFixture()
+        for name in ["part-0-of-2", "part-0-of-3"] {
+            try FileManager.default.createDirectory(
+                atPath: mixed.directory + "/" + name, withIntermediateDirectories: true)
+        }
+        for parts in [1, 2, 3] {
+            let error = #expect(throws: StoreError.self) { try mixed.open(parts: parts, policy: policy, now: start) }
+            #expect(error?.isLayoutMismatch == true)
+            #expect(error?.description.contains("move the stray ones away") == true, "\(String(describing: error))")
+            #expect(error?.description.contains("Set storage.parts") == false)
+        }
     }
 
     /// A part that cannot open (here: its directory held by another store) fails the whole
