@@ -1,0 +1,111 @@
+// Did the reminders work: /v1/stats for the last 7, 30 or 90 days, per experiment group.
+
+import { api } from './api.js';
+import { ci, rateChart } from './chart.js';
+import { count, date, duration, field, h, pairs, percent, points, problem, table } from './dom.js';
+
+const windows = [7, 30, 90];
+const dayMilliseconds = 86400 * 1000;
+let chosenDays = 30;
+
+export function renderOutcomes({ root, signal }) {
+    const select = h('select', { id: 'window', name: 'window' },
+        windows.map((days) => h('option', { value: days, selected: days === chosenDays, text: `Last ${days} days` })));
+    const body = h('div', { class: 'outcomes' }, h('p', { class: 'muted', text: 'Loading…' }));
+    root.append(
+        h('h1', { id: 'page-title', text: 'Outcomes' }),
+        h('form', { class: 'inline', onsubmit: (e) => e.preventDefault() }, h('label', { for: 'window', text: 'Episodes opened in' }), select),
+        body,
+    );
+    async function load() {
+        const until = new Date();
+        const since = new Date(until.getTime() - chosenDays * dayMilliseconds);
+        const query = new URLSearchParams({ since: since.toISOString(), until: until.toISOString() });
+        body.setAttribute('aria-busy', 'true');
+        try {
+            const stats = await api(`/v1/stats?${query}`, { signal });
+            body.replaceChildren(...view(stats));
+        } catch (error) {
+            const box = problem(error);
+            if (box && error.status !== 401) body.replaceChildren(box);
+        } finally {
+            body.removeAttribute('aria-busy');
+        }
+    }
+    select.addEventListener('change', () => {
+        chosenDays = Number(select.value) || 30;
+        load();
+    });
+    load();
+}
+
+function view(stats) {
+    const groups = Array.isArray(stats.groups) ? stats.groups : [];
+    const uplift = stats.upliftVsHoldout && typeof stats.upliftVsHoldout === 'object' ? stats.upliftVsHoldout : {};
+    const reasons = stats.byReason && typeof stats.byReason === 'object' ? Object.entries(stats.byReason) : [];
+    const parts = [
+        h('p', { class: 'muted' }, 'From ', field('since', date(stats.since)), ' until ', field('until', date(stats.until)),
+            '. Open episodes count as not resolved.'),
+    ];
+    if (!groups.length) {
+        parts.push(h('p', { text: 'No episodes in this window.' }));
+        return parts;
+    }
+    parts.push(
+        h('h2', { text: 'Resolution rate by group' }),
+        h('figure', { class: 'chart-box' }, rateChart(groups),
+            h('figcaption', { class: 'muted', text: 'Bars: resolved / episodes. Whiskers: the 95 % (Wilson) interval.' })),
+        h('h2', { text: 'Groups' }),
+        h('div', { class: 'groups' }, groups.map((group) => groupCard(group, uplift))),
+        h('h2', { text: 'By reason' }),
+        reasons.length
+            ? table(null, ['Reason', 'Episodes', 'Resolved', 'Rate'],
+                reasons.map(([reason, r]) => [
+                    h('code', { text: reason }),
+                    field(`byReason.${reason}.episodes`, count(r.episodes)),
+                    field(`byReason.${reason}.resolved`, count(r.resolved)),
+                    r.episodes ? percent(r.resolved / r.episodes) : '—',
+                ]), [1, 2, 3])
+            : h('p', { text: 'No reasons recorded.' }),
+    );
+    return parts;
+}
+
+function groupCard(group, uplift) {
+    const name = group.group;
+    const path = `groups.${name}`;
+    const times = group.timeToFixSeconds ?? {};
+    const after = group.resolvedAfterReminders ?? {};
+    const rate = h('span', {}, field(`${path}.resolutionRate`, percent(group.resolutionRate), group.resolutionRate),
+        ci(group) ? h('span', { class: 'muted interval' }, '95 % interval ', field(`${path}.resolutionRateCI95`, ci(group),
+            group.resolutionRateCI95.join(','))) : '');
+    const rows = [
+        ['Resolution rate', rate],
+        ['Episodes', field(`${path}.episodes`, count(group.episodes))],
+        ['Resolved', field(`${path}.resolved`, count(group.resolved))],
+        ['Open', field(`${path}.open`, count(group.open))],
+        ['Forgotten', field(`${path}.forgotten`, count(group.forgotten))],
+        ['Uplift vs holdout', name in uplift
+            ? field(`upliftVsHoldout.${name}`, points(uplift[name]), uplift[name])
+            : h('span', { class: 'muted', text: name === 'holdout' ? 'reference' : '—' })],
+        ['Time to fix (median)', field(`${path}.timeToFixSeconds.p50`, duration(times.p50), times.p50)],
+        ['Time to fix (90 %)', field(`${path}.timeToFixSeconds.p90`, duration(times.p90), times.p90)],
+    ];
+    if ('weight' in group) rows.push(['Allocation weight', field(`${path}.weight`, share(group.weight), group.weight)]);
+    if ('probabilityBest' in group) {
+        rows.push(['Probability best', field(`${path}.probabilityBest`, percent(group.probabilityBest), group.probabilityBest)]);
+    }
+    const buckets = ['0', '1', '2', '3+'];
+    return h('article', { class: 'card group', 'data-group': name },
+        h('h3', { text: name }),
+        pairs(rows),
+        table('Resolved after reminders', buckets, [buckets.map((b) => field(`${path}.resolvedAfterReminders.${b}`, count(after[b])))],
+            [0, 1, 2, 3]),
+    );
+}
+
+/** A weight as given when it is not a share of one, else as a percentage. */
+function share(weight) {
+    if (typeof weight !== 'number') return '—';
+    return weight >= 0 && weight <= 1 ? percent(weight) : String(weight);
+}
