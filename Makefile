@@ -26,10 +26,13 @@ run: build
 	$(SWIFT) run remindd $(if $(CONFIG),--config $(CONFIG)) $(ARGS)
 
 # The whole test suite: unit, in-process API and end-to-end tests against the
-# real binary, a real journald and real sockets.
+# real binary, a real journald and real sockets; the console in a real headless Chromium
+# (Debian's chromium and chromium-driver, installed here when missing).
 test: deps
+	@scripts/ensure-deps.sh chromium chromium-driver
 	$(SWIFT) build --build-tests
 	scripts/run-tests.sh
+	scripts/console-tests.sh "$$($(SWIFT) build --show-bin-path)/remindd"
 	scripts/fuzz-core.sh 10
 	scripts/fuzz-api.sh "$$($(SWIFT) build --show-bin-path)/remindd"
 

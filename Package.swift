@@ -103,7 +103,11 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ]
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            // The console's HTML, CSS and JavaScript, compiled into the binary as byte arrays
+            // (`PackageResources`): nothing to install beside it, nothing to find at run time.
+            resources: [.embedInCode("Console")]
         ),
         .executableTarget(
             name: "remindd",

@@ -19,6 +19,8 @@ compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || need+=(postgresql)
 command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
 # The API fuzzer (scripts/fuzz-api.sh) installs schemathesis into a venv of its own.
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv)
+# Extra packages a target needs beyond these (make test: chromium and chromium-driver, for the
+# console's browser tests).
 for extra in "$@"; do
     dpkg -s "$extra" >/dev/null 2>&1 || need+=("$extra")
 done

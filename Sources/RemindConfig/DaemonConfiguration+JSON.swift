@@ -19,6 +19,7 @@ extension DaemonConfiguration {
             "services": ServiceDefinition.json(services),
             "experiment": experiment.json,
             "storage": storage.json,
+            "console": console.json,
         ])
     }
 }

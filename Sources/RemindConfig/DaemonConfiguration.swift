@@ -22,6 +22,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var experiment = Experiment()
     /// Where the state lives: the state directory (default) or a shared PostgreSQL database.
     public var storage = StorageConfiguration()
+    /// The web console at `/ui/`.
+    public var console = ConsoleConfiguration()
 
     public init(
         notification: LocationNotificationConfiguration = .init(),
@@ -101,9 +103,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let section = try reader.strictObject("storage") {
             storage = try StorageConfiguration(object: section)
         }
+        if let section = try reader.strictObject("console") {
+            console = try ConsoleConfiguration(object: section)
+        }
         try reader.rejectUnknownKeys(
             context:
-                "(notification, stateDirectory, listen, schedule, heartbeat, history, sinks, services, experiment, storage)"
+                "(notification, stateDirectory, listen, schedule, heartbeat, history, sinks, services, experiment, storage, console)"
         )
     }
 

@@ -57,7 +57,7 @@ extension APIResponder {
     }
 
     /// Re-queues all dead letters, or those named in `{"ids":[...]}` (event ids).
-    func postReplay(_ request: Request) async throws -> Response {
+    func postReplay(_ request: Request, actor: String) async throws -> Response {
         let body: ByteBuffer
         switch try await self.body(of: request) {
         case .success(let buffer): body = buffer
@@ -81,7 +81,7 @@ extension APIResponder {
             }
         }
         let replayed = try await runtime.store.replayDeadLetters(ids: ids)
-        runtime.logger.notice("replayed \(replayed) dead letter(s)")
+        runtime.audit("replayed \(replayed) dead letter(s)", actor: actor, route: "POST /v1/dead-letters/replay")
         return HTTPResponses.json(DeadLetterReplay(replayed: replayed).jsonBytes)
     }
 
@@ -89,9 +89,9 @@ extension APIResponder {
         HTTPResponses.json { $0.value(runtime.configuration.json) }
     }
 
-    func postReload() async -> Response {
+    func postReload(actor: String) async -> Response {
         do {
-            let configuration = try await runtime.reload()
+            let configuration = try await runtime.reload(actor: actor, route: "POST /v1/reload")
             return HTTPResponses.json { $0.value(configuration.json) }
         } catch {
             return HTTPResponses.problem(

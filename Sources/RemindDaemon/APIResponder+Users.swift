@@ -76,18 +76,20 @@ extension APIResponder {
         return HTTPResponses.json(status.jsonBytes)
     }
 
-    func deleteUser(_ userID: UserID) async throws -> Response {
+    func deleteUser(_ userID: UserID, actor: String) async throws -> Response {
         // Read first for the metric only: the store itself records the forgotten episode.
         let before = try await runtime.store.record(userID)
         let now = runtime.wallClock()
+        let route = "DELETE /v1/users/{userID}"
         guard try await runtime.store.delete(userID, at: now) else {
+            runtime.audit("forget refused: no such user", actor: actor, route: route, userID: userID.rawValue)
             return HTTPResponses.notFound("no user \(userID)")
         }
         if let before, let open = before.openEpisode {
             runtime.metrics.recordEpisodes(
                 opened: [], closed: [EpisodeOutcome(open, of: before, outcome: .forgotten, closedAt: now)])
         }
-        runtime.logger.info("user forgotten", metadata: ["REMINDD_USER_ID": .string(userID.rawValue)])
+        runtime.audit("user forgotten", actor: actor, route: route, userID: userID.rawValue)
         return Response(status: .noContent)
     }
 

@@ -6,7 +6,7 @@ import RemindAPI
 import RemindCore
 import RemindStore
 
-/// The HTTP API of DESIGN §3 as one responder.
+/// The HTTP API (docs/api.md) and the console's files as one responder.
 ///
 /// Routing is done here on the raw path rather than by Hummingbird's router: a user ID is a
 /// percent-encoded path segment, and `a%2Fb` must reach the ID check (and get its 400), not be
@@ -23,12 +23,20 @@ public struct APIResponder: HTTPResponder {
     }
 
     public func respond(to request: Request, context: Context) async throws -> Response {
-        if let problem = await access.check(request, context: context) {
-            return HTTPResponses.problem(problem)
+        let segments = Array(request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        // The console's pages and assets hold no data: they are served without credentials, and
+        // every figure they show comes from an API call made with the caller's own.
+        if segments.first == "ui", runtime.configuration.console.enabled {
+            return console(request, segments: segments.dropFirst())
         }
-        let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let isWhoAmI = segments.count == 2 && segments[0] == "v1" && segments[1] == "whoami"
+        let caller: Caller?
+        switch await access.authorize(request, segments: segments, context: context, identify: isWhoAmI) {
+        case .success(let known): caller = known
+        case .failure(let problem): return HTTPResponses.problem(problem)
+        }
         do {
-            return try await route(request, segments: Array(segments), context: context)
+            return try await route(request, segments: segments, caller: caller)
         } catch let error as StoreError {
             return storeFailure(error)
         } catch let error as ValidationError {
@@ -36,7 +44,8 @@ public struct APIResponder: HTTPResponder {
         }
     }
 
-    private func route(_ request: Request, segments: [Substring], context: Context) async throws -> Response {
+    private func route(_ request: Request, segments: [Substring], caller: Caller?) async throws -> Response {
+        let actor = caller?.name ?? "unknown"
         switch (segments.first, segments.dropFirst().first) {
         case ("v1", "users") where segments.count == 3 || segments.count == 4:
             let userID = try UserID(pathSegment: segments[2])
@@ -44,7 +53,7 @@ public struct APIResponder: HTTPResponder {
             switch (request.method, action) {
             case (.post, "reports"): return try await postReport(request, userID: userID)
             case (.get, nil): return try await getUser(userID)
-            case (.delete, nil): return try await deleteUser(userID)
+            case (.delete, nil): return try await deleteUser(userID, actor: actor)
             case (.get, "history"): return try await getHistory(request, userID: userID)
             case (.get, "explain"): return try await getExplanation(userID)
             case (_, nil): return methodNotAllowed(request, allowed: "GET, DELETE")
@@ -66,13 +75,17 @@ public struct APIResponder: HTTPResponder {
             return getConfiguration()
         case ("v1", "reload") where segments.count == 2:
             guard request.method == .post else { return methodNotAllowed(request, allowed: "POST") }
-            return await postReload()
+            return await postReload(actor: actor)
         case ("v1", "dead-letters") where segments.count == 2:
             guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
             return await getDeadLetters()
         case ("v1", "dead-letters") where segments.count == 3 && segments[2] == "replay":
             guard request.method == .post else { return methodNotAllowed(request, allowed: "POST") }
-            return try await postReplay(request)
+            return try await postReplay(request, actor: actor)
+        case ("v1", "whoami") where segments.count == 2:
+            guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
+            guard let caller else { return HTTPResponses.problem(403, "Forbidden", "the caller is unknown") }
+            return HTTPResponses.json(caller.jsonBytes)
         case ("metrics", nil) where segments.count == 1:
             guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
             return await getMetrics()

@@ -1,80 +1,96 @@
-import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
 import RemindAPI
+import RemindConfig
 import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Who may do what on a listener (DESIGN §3).
+/// Who may do what on a listener. See docs/api.md "Access".
 ///
-/// - On the Unix socket anyone who can connect may read; requests that change state are
-///   allowed for peers whose uid is 0 or the daemon's, or whose gid is the socket's group
-///   (SO_PEERCRED), else 403.
-/// - On TCP every request needs `Authorization: Bearer <token>`, else 401. The comparison
-///   takes the same time wherever the tokens differ, so response timing leaks nothing.
+/// Every route needs a scope (`AccessScope`): `GET` needs `read`, the report routes `report`,
+/// everything else `admin`.
+/// - On the Unix socket anyone who can connect reads; peers whose uid is 0 or the daemon's, or
+///   whose gid is the socket's group (SO_PEERCRED), are `admin`; others get 403 for the rest.
+/// - On TCP every request needs `Authorization: Bearer <token>` of a holder in the
+///   `TokenTable`, else 401; a holder whose scope is too small gets 403 naming the scope needed.
 public enum AccessPolicy: Sendable {
     case unixSocket(daemonUID: uid_t, socketGID: gid_t)
-    case bearer(token: [UInt8])
+    case bearer(TokenTable)
     /// No checks: in-process tests, which have no socket to ask.
     case open
 
-    /// nil when allowed, else the problem to answer with.
-    func check(_ request: Request, context: RemindRequestContext) async -> Problem? {
+    /// The scope a request needs: decided by the method and path alone, before routing, so an
+    /// unknown route is refused the same way as a known one.
+    static func requiredScope(_ method: HTTPRequest.Method, segments: [Substring]) -> AccessScope {
+        if method == .get || method == .head { return .read }
+        if method == .post, isReportRoute(segments) { return .report }
+        return .admin
+    }
+
+    /// `POST /v1/users/{id}/reports` (and the bulk route beside it).
+    static func isReportRoute(_ segments: [Substring]) -> Bool {
+        if segments.count == 2, segments[0] == "v1", segments[1] == "reports" { return true }
+        return segments.count == 4 && segments[0] == "v1" && segments[1] == "users" && segments[3] == "reports"
+    }
+
+    /// The caller when the request may go on, else the problem to answer with. A Unix-socket
+    /// reader's caller is only worked out when `identify` asks for it (`whoami`): other reads
+    /// need no credentials, and asking costs a hop to the channel's event loop.
+    func authorize(
+        _ request: Request, segments: [Substring], context: RemindRequestContext, identify: Bool
+    ) async -> Result<Caller?, Problem> {
+        let required = Self.requiredScope(request.method, segments: segments)
         switch self {
         case .open:
-            return nil
-        case .bearer(let token):
-            guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-                Self.constantTimeEqual(Array(header.utf8.dropFirst(7)), token)
-            else {
-                return Problem(
-                    status: 401, title: "Unauthorized", detail: "a valid Authorization: Bearer token is required")
+            return .success(Caller(name: "in-process", scope: .admin, transport: .unix))
+        case .bearer(let tokens):
+            guard let holder = tokens.holder(authorization: request.headers[.authorization]) else {
+                return .failure(
+                    Problem(
+                        status: 401, title: "Unauthorized", detail: "a valid Authorization: Bearer token is required"))
             }
-            return nil
-        case .unixSocket(let daemonUID, let socketGID):
-            guard
-                request.method == .post || request.method == .delete || request.method == .put
-                    || request.method == .patch
-            else { return nil }
+            guard holder.scope >= required else {
+                return .failure(
+                    Problem(
+                        status: 403, title: "Forbidden",
+                        detail:
+                            "\(request.method) \(request.uri.path) needs the \(required.rawValue) scope; \(holder.name) has \(holder.scope.rawValue)"
+                    ))
+            }
+            return .success(Caller(name: holder.name, scope: holder.scope, transport: .tcp))
+        case .unixSocket:
+            guard required > .read || identify else { return .success(nil) }
             guard let credentials = await PeerCredentials.cached(context.channel) else {
-                return Problem(status: 403, title: "Forbidden", detail: "peer credentials unavailable")
+                return .failure(Problem(status: 403, title: "Forbidden", detail: "peer credentials unavailable"))
             }
-            if credentials.uid == 0 || credentials.uid == daemonUID || credentials.gid == socketGID {
-                return nil
+            let caller = Caller(
+                name: "uid:\(credentials.uid)", scope: admits(credentials) ? .admin : .read, transport: .unix)
+            guard caller.scope >= required else {
+                return .failure(
+                    Problem(
+                        status: 403, title: "Forbidden",
+                        detail:
+                            "uid \(credentials.uid) may read but not change state: run as root, as the daemon's user, or in the socket's group"
+                    ))
             }
-            return Problem(
-                status: 403, title: "Forbidden",
-                detail:
-                    "uid \(credentials.uid) may read but not change state: run as root, as the daemon's user, or in the socket's group"
-            )
+            return .success(caller)
         }
     }
 
-    /// Whether a bearer listener admits a request with this `Authorization` header.
-    func admitsBearer(_ header: String?) -> Bool {
-        guard case .bearer(let token) = self else { return false }
-        guard let header, header.hasPrefix("Bearer ") else { return false }
-        return Self.constantTimeEqual(Array(header.utf8.dropFirst(7)), token)
+    /// Whether a bearer listener lets the holder of this `Authorization` header report.
+    func admitsReport(authorization header: String?) -> Bool {
+        guard case .bearer(let tokens) = self, let holder = tokens.holder(authorization: header) else { return false }
+        return holder.scope >= .report
     }
 
     /// Whether a Unix-socket listener lets this peer change state.
     func admits(_ credentials: PeerCredentials) -> Bool {
         guard case .unixSocket(let daemonUID, let socketGID) = self else { return false }
         return credentials.uid == 0 || credentials.uid == daemonUID || credentials.gid == socketGID
-    }
-
-    /// Compares SHA-256 digests of both, every byte whatever the first difference: the time
-    /// taken tells neither how much of a guessed token was right nor how long the token is.
-    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        let left = Array(SHA256.hash(data: lhs))
-        let right = Array(SHA256.hash(data: rhs))
-        var difference: UInt8 = 0
-        for index in 0..<left.count { difference |= left[index] ^ right[index] }
-        return difference == 0
     }
 }
 
@@ -86,7 +102,7 @@ struct PeerCredentials: Sendable {
 
     /// The connection's credentials, asked of the kernel once per connection: a Unix socket's
     /// peer cannot change, and asking means a hop to the channel's event loop and back on
-    /// every report (issue 17).
+    /// every report.
     static func cached(_ channel: (any Channel)?) async -> PeerCredentials? {
         guard let channel else { return nil }
         let key = ObjectIdentifier(channel)

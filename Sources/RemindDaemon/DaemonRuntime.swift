@@ -40,6 +40,9 @@ public final class DaemonRuntime: Sendable {
     public let storeReady: AsyncLatch
     /// The TCP listener's certificate, re-read at every reload.
     let certificates = ServerCertificates()
+    /// The TCP listener's tokens (`listen.tokenFile`, `listen.tokensFile`), re-read at every
+    /// reload.
+    public let tokens = TokenTable()
     private let current: Mutex<DaemonConfiguration>
     private let counters = Mutex(Counters())
 
@@ -78,19 +81,33 @@ public final class DaemonRuntime: Sendable {
     /// sinks need a restart; a change to them is applied then and logged now. The files of
     /// `listen.tls` are re-read, so a renewed certificate is served to new connections; when
     /// they are not usable the whole reload is refused and the running certificate stays.
-    public func reload() async throws(ConfigurationError) -> DaemonConfiguration {
+    ///
+    /// `actor` and `route` name who asked, for the audit entry.
+    public func reload(actor: String, route: String) async throws(ConfigurationError) -> DaemonConfiguration {
         _ = notifier.reloading()
         defer { _ = notifier.ready(status: nil) }
         var fresh: DaemonConfiguration
-        do {
+        let tokens: AccessTokens
+        do throws(ConfigurationError) {
             fresh = try reread()
+            // The token files named by the running configuration: listen changes wait for a
+            // restart, but the files' contents are re-read now.
+            do throws(ValidationError) {
+                tokens = try AccessTokens.load(configuration.listen)
+            } catch {
+                throw ConfigurationError(kind: .invalid, path: nil, validationError: error)
+            }
             try certificates.reload()
         } catch {
             logger.error(
                 "configuration rejected, keeping the running one: \(error)",
-                metadata: [MessageID.metadataKey: MessageID.configurationRejected.metadataValue])
+                metadata: [
+                    MessageID.metadataKey: MessageID.configurationRejected.metadataValue,
+                    Self.actorKey: .string(actor), Self.routeKey: .string(route),
+                ])
             throw error
         }
+        self.tokens.replace(with: tokens)
         let previous = configuration
         if previous.listen != fresh.listen || previous.stateDirectory != fresh.stateDirectory
             || previous.sinks != fresh.sinks || previous.storage != fresh.storage
@@ -107,7 +124,21 @@ public final class DaemonRuntime: Sendable {
         await store.setPolicy(ReminderPolicy(configuration: fresh.policy))
         logger.notice(
             "configuration reloaded",
-            metadata: [MessageID.metadataKey: MessageID.configurationReloaded.metadataValue])
+            metadata: [
+                MessageID.metadataKey: MessageID.configurationReloaded.metadataValue,
+                Self.actorKey: .string(actor), Self.routeKey: .string(route),
+            ])
         return fresh
+    }
+
+    static let actorKey = "REMINDD_ACTOR"
+    static let routeKey = "REMINDD_ROUTE"
+
+    /// Logs a state-changing request other than a report (a forget, a replay), naming who
+    /// asked and the route, so `journalctl REMINDD_ACTOR=ops` lists what a token holder did.
+    func audit(_ message: String, actor: String, route: String, userID: String? = nil) {
+        var metadata: Logger.Metadata = [Self.actorKey: .string(actor), Self.routeKey: .string(route)]
+        if let userID { metadata["REMINDD_USER_ID"] = .string(userID) }
+        logger.notice("\(message)", metadata: metadata)
     }
 }

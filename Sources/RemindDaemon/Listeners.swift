@@ -21,26 +21,15 @@ enum Listeners {
         } catch {
             throw StartupError("remindd: LISTEN_FDS: \(error)")
         }
+        try loadTokens(configuration, runtime: runtime)
         if !inherited.isEmpty {
             return try activated(inherited, configuration: configuration, runtime: runtime)
         }
         let socketPath = configuration.listen.socket
         try prepareSocketPath(socketPath)
         var expected = 1
-        var token: [UInt8]?
         if configuration.listen.tcp != nil {
             expected += 1
-            guard let tokenFile = configuration.listen.tokenFile else {
-                throw StartupError("remindd: listen.tcp needs listen.tokenFile", exitCode: 78)
-            }
-            guard let bytes = FileManager.default.contents(atPath: tokenFile) else {
-                throw StartupError("remindd: cannot read listen.tokenFile \(tokenFile)", exitCode: 78)
-            }
-            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !text.isEmpty else {
-                throw StartupError("remindd: listen.tokenFile \(tokenFile) is empty", exitCode: 78)
-            }
-            token = Array(text.utf8)
             try serveTLS(configuration, runtime: runtime)
         }
         let readiness = Readiness(expected: expected, runtime: runtime)
@@ -64,9 +53,9 @@ enum Listeners {
             },
             logger: serverLogger)
         services.append(unix)
-        if let tcp = configuration.listen.tcpAddress, let token {
+        if let tcp = configuration.listen.tcpAddress {
             let tcpConnections = HTTPLimits.connectionCap(logger: serverLogger)
-            let tcpResponder = APIResponder(runtime: runtime, access: .bearer(token: token))
+            let tcpResponder = APIResponder(runtime: runtime, access: .bearer(runtime.tokens))
             let app = Application(
                 responder: tcpResponder,
                 server: HTTPLimits.server(
@@ -82,17 +71,17 @@ enum Listeners {
         return services
     }
 
-    /// The bearer token from `listen.tokenFile`, surrounding whitespace ignored.
-    static func readToken(_ configuration: DaemonConfiguration) throws(StartupError) -> [UInt8] {
-        guard let tokenFile = configuration.listen.tokenFile else {
-            throw StartupError("remindd: a TCP listener needs listen.tokenFile", exitCode: 78)
+    /// Reads the token files into the runtime's table: exit 78 naming the key and line when one
+    /// cannot be used, like any other configuration error.
+    static func loadTokens(_ configuration: DaemonConfiguration, runtime: DaemonRuntime) throws(StartupError) {
+        do {
+            runtime.tokens.replace(with: try AccessTokens.load(configuration.listen))
+        } catch {
+            throw StartupError("remindd: \(error)", exitCode: 78)
         }
-        guard let bytes = FileManager.default.contents(atPath: tokenFile) else {
-            throw StartupError("remindd: cannot read listen.tokenFile \(tokenFile)", exitCode: 78)
+        if configuration.listen.tcp != nil, runtime.tokens.isEmpty {
+            runtime.logger.warning("listen.tokensFile holds no tokens: the TCP listener refuses every request")
         }
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { throw StartupError("remindd: listen.tokenFile \(tokenFile) is empty", exitCode: 78) }
-        return Array(text.utf8)
     }
 
     /// Loads `listen.tls` for the TCP listener, or warns that it serves plain HTTP. Exit 78 for
@@ -118,7 +107,7 @@ enum Listeners {
 
     /// Serves on the sockets systemd passed (socket activation) instead of the configured
     /// ones: Unix stream sockets with the socket's access rules, TCP ones with the bearer
-    /// token. The socket's group is taken to be the daemon's group, as the units set both
+    /// tokens. The socket's group is taken to be the daemon's group, as the units set both
     /// to `remindd`.
     static func activated(
         _ sockets: [(fd: Int32, name: String)], configuration: DaemonConfiguration, runtime: DaemonRuntime
@@ -132,7 +121,7 @@ enum Listeners {
             switch ListenFDs.socketKind(of: fd) {
             case .unixStream: access = .unixSocket(daemonUID: getuid(), socketGID: getgid())
             case .tcp:
-                access = .bearer(token: try readToken(configuration))
+                access = .bearer(runtime.tokens)
                 try serveTLS(configuration, runtime: runtime)
                 certificates = tlsCertificates(runtime)
             case .other: throw StartupError("remindd: passed descriptor \(fd) (\(name)) is not a stream socket")

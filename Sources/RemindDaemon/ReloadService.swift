@@ -10,7 +10,7 @@ struct ReloadService: Service {
         let signals = await UnixSignalsSequence(trapping: .sighup)
         await cancelWhenGracefulShutdown {
             for await _ in signals {
-                _ = try? await runtime.reload()
+                _ = try? await runtime.reload(actor: "signal", route: "SIGHUP")
             }
         }
     }

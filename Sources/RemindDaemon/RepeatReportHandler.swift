@@ -263,7 +263,7 @@ final class RepeatReportHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .open:
             return true
         case .bearer:
-            return fastPath.access.admitsBearer(head.headers.first(name: "authorization"))
+            return fastPath.access.admitsReport(authorization: head.headers.first(name: "authorization"))
         case .unixSocket:
             if !askedCredentials {
                 askedCredentials = true

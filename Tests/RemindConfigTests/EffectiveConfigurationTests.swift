@@ -11,7 +11,7 @@ struct EffectiveConfigurationTests {
             + #""notificationDescription":"Please grant Always access for location.","#
             + #""remindFor":["locationServicesTurnedOff","locationNotAuthorizedAlways"],"byReason":{},"localizations":{}},"#
             + #""stateDirectory":"/var/lib/remindd","#
-            + #""listen":{"socket":"/run/remindd/remindd.sock","tcp":null,"tokenFile":null,"tls":null},"#
+            + #""listen":{"socket":"/run/remindd/remindd.sock","tcp":null,"tokenFile":null,"tokensFile":null,"tls":null},"#
             + #""schedule":{"catchUpSpreadSeconds":0,"quietHours":null,"jitterSeconds":0,"#
             + #""maxRemindersPerEpisode":null},"#
             + #""heartbeat":{"intervalSeconds":null},"history":{"maxEntries":1000},"#
@@ -19,7 +19,8 @@ struct EffectiveConfigurationTests {
             + #""retry":{"initialBackoffSeconds":1,"maxBackoffSeconds":3600,"maxAttempts":12},"#
             + #""rateLimit":{"ratePerSecond":null,"burst":null}}],"services":{},"#
             + #""experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[]},"#
-            + #""storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10,"parts":1}}"#
+            + #""storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10,"parts":1},"#
+            + #""console":{"enabled":true}}"#
         #expect(try parse("{}").json.serialized == expected)
     }
 

@@ -138,7 +138,7 @@ struct ValidationTests {
     /// A TCP listener without a token file is refused, naming the missing key.
     @Test func tcpWithoutTokenFileIsRefused() {
         let error = refusal(#"{"listen":{"tcp":"127.0.0.1:8650","tokenFile":null}}"#)
-        #expect(error == ValidationError(field: "listen.tokenFile", reason: "is required when listen.tcp is set"))
+        #expect(error == ValidationError(field: "listen.tokenFile", reason: "or listen.tokensFile is required when listen.tcp is set"))
     }
 
     /// TCP addresses accept IPv4, bracketed IPv6 and host names, with ports 1–65535 only.

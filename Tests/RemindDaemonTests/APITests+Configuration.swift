@@ -19,14 +19,15 @@ extension APITests {
                                      "remindFor":["locationServicesTurnedOff","locationNotAuthorizedAlways"],
                                      "byReason":{},"localizations":{}},
                      "stateDirectory":"\(api.stateDirectory)",
-                     "listen":{"socket":"\(api.root)/s.sock","tcp":null,"tokenFile":null,"tls":null},
+                     "listen":{"socket":"\(api.root)/s.sock","tcp":null,"tokenFile":null,"tokensFile":null,"tls":null},
                      "schedule":{"catchUpSpreadSeconds":0,"quietHours":null,"jitterSeconds":0,
                                  "maxRemindersPerEpisode":null},
                      "heartbeat":{"intervalSeconds":null},
                      "history":{"maxEntries":1000},
                      "sinks":[],"services":{},
                      "experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[]},
-                     "storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10,"parts":1}}
+                     "storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10,"parts":1},
+                     "console":{"enabled":true}}
                     """)
         }
     }
