@@ -122,6 +122,8 @@ async function start() {
 
 onUnauthorized(() => {
     const refused = storedToken() !== null || identity !== null;
+    // Several calls may be refused at once: the first one shows the form, the others leave it be.
+    if (!refused && document.getElementById('token')) return;
     forgetToken();
     identity = null;
     stopPage();

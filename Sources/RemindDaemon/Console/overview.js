@@ -18,7 +18,7 @@ const figures = [
 ];
 
 export function renderOverview({ root, signal }) {
-    const body = h('div', { class: 'overview', 'aria-live': 'off' }, h('p', { class: 'muted', text: 'Loading…' }));
+    const body = h('div', { class: 'overview' }, h('p', { class: 'muted', text: 'Loading…' }));
     const updated = h('p', { class: 'muted updated', role: 'status' });
     root.append(h('h1', { id: 'page-title', text: 'Overview' }), updated, body);
 

@@ -7,7 +7,7 @@ const limit = 100;
 let dueBefore = '';
 
 export function renderReminders({ root, signal }) {
-    const input = h('input', { id: 'due-before', name: 'dueBefore', type: 'datetime-local', step: 1, value: dueBefore });
+    const input = h('input', { id: 'due-before', name: 'dueBefore', type: 'datetime-local', value: dueBefore });
     const body = h('div', {}, h('p', { class: 'muted', text: 'Loading…' }));
     const form = h('form', { class: 'inline' },
         h('label', { for: 'due-before', text: 'Due before (your local time)' }), input,

@@ -1,0 +1,673 @@
+"""The web console at /ui/ in headless Chromium, against the real remindd binary.
+
+Every figure the console shows is compared with the API answer the test fetches itself with
+the same token. Run by scripts/console-tests.sh, which passes the binary in REMINDD_BINARY.
+"""
+
+import datetime
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / ".build" / "console-artifacts"
+CONSOLE_FILES = REPO / "Sources" / "RemindDaemon" / "Console"
+CSP = "default-src 'self'; frame-ancestors 'none'"
+WAIT = 10
+
+
+# ---------------------------------------------------------------- the daemon
+
+
+def now_iso(offset_seconds=0.0):
+    instant = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset_seconds)
+    return instant.strftime("%Y-%m-%dT%H:%M:%S.") + f"{instant.microsecond // 1000:03d}Z"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def poll(condition, timeout, message, interval=0.1):
+    """Polls `condition` until it answers something truthy, or fails after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = condition()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"{message} (within {timeout} s; last: {last!r})")
+
+
+class Daemon:
+    def __init__(self, binary, work):
+        self.binary = binary
+        self.work = Path(work)
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.tokens = {scope: secrets.token_hex(16) for scope in ("admin", "read", "report")}
+        self.names = {"admin": "ops", "read": "viewer", "report": "backend"}
+        (self.work / "tokens").write_text(
+            "# name scope token\n"
+            + "".join(f"{self.names[scope]} {scope} {token}\n" for scope, token in self.tokens.items())
+        )
+        os.chmod(self.work / "tokens", 0o600)
+        retry = {"initialBackoffSeconds": 0.05, "maxBackoffSeconds": 0.05, "maxAttempts": 2}
+        config = {
+            # An hour's delay: users reported two hours ago are reminded at once (their
+            # reminders fire and dead-letter in the failing sink), fresh ones stay pending.
+            "notification": {"notificationTriggerDelay": 3600, "showRecurringNotification": False},
+            "stateDirectory": str(self.work / "state"),
+            "listen": {
+                "socket": str(self.work / "remindd.sock"),
+                "tcp": f"127.0.0.1:{self.port}",
+                "tokensFile": str(self.work / "tokens"),
+            },
+            "sinks": [
+                {"type": "file", "name": "file", "path": str(self.work / "events.jsonl")},
+                {"type": "exec", "name": "broken", "command": ["/bin/false"], "timeoutSeconds": 5, "retry": retry},
+            ],
+            "services": {"trips": {"requires": ["location", "always"], "optional": ["precise"]}},
+            "experiment": {"holdoutPercent": 25, "defaultWeight": 1, "variants": [{"name": "short", "weight": 1}]},
+        }
+        (self.work / "remindd.json").write_text(json.dumps(config, indent=1))
+        self.log = open(self.work / "remindd.log", "wb")
+        env = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "REMINDD_CONFIG")}
+        self.process = subprocess.Popen(
+            [binary, "--config", str(self.work / "remindd.json")], stdout=self.log, stderr=subprocess.STDOUT, env=env
+        )
+
+    def request(self, method, path, body=None, scope="admin", token=None, headers=None):
+        """(status, headers, parsed JSON or raw bytes) of one request over TCP."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        bearer = token if token is not None else (self.tokens[scope] if scope else None)
+        if bearer:
+            request.add_header("Authorization", f"Bearer {bearer}")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                status, answer_headers, raw = response.status, response.headers, response.read()
+        except urllib.error.HTTPError as error:
+            status, answer_headers, raw = error.code, error.headers, error.read()
+        content_type = answer_headers.get("Content-Type", "")
+        if raw and "json" in content_type:
+            return status, answer_headers, json.loads(raw)
+        return status, answer_headers, raw
+
+    def get(self, path, scope="admin"):
+        status, _, body = self.request("GET", path, scope=scope)
+        assert status == 200, f"GET {path}: {status} {body!r}"
+        return body
+
+    def report(self, user, location="whileInUse", observed_at=None, **extra):
+        body = {
+            "location": location,
+            "accuracy": "full",
+            "locationServices": True,
+            "notifications": "authorized",
+            "observedAt": observed_at or now_iso(),
+            **extra,
+        }
+        status, _, answer = self.request("POST", f"/v1/users/{user}/reports", body)
+        assert status == 200, f"report for {user}: {status} {answer!r}"
+        return answer
+
+    def wait_ready(self, timeout=60):
+        def answered():
+            if self.process.poll() is not None:
+                raise AssertionError(f"remindd exited at start ({self.process.returncode}):\n{self.log_tail()}")
+            try:
+                return self.request("GET", "/v1/status")[0] == 200
+            except OSError:
+                return False
+
+        poll(answered, timeout, "remindd did not answer /v1/status")
+
+    def wait_settled(self, timeout=30):
+        """Until nothing is due or queued, and two status answers in a row agree."""
+        previous = {}
+
+        def settled():
+            status = self.get("/v1/status")
+            due = self.get(f"/v1/reminders?dueBefore={now_iso(1)}")["reminders"]
+            queued = sum(sink["pending"] for sink in status["sinks"])
+            figures = {k: status[k] for k in ("users", "pendingReminders", "delivered", "failed", "deadLetters")}
+            figures["sinks"] = status["sinks"]
+            calm = not due and queued == 0 and figures == previous.get("last")
+            previous["last"] = figures
+            return calm
+
+        poll(settled, timeout, "remindd did not settle", interval=0.3)
+
+    def log_tail(self):
+        self.log.flush()
+        return (self.work / "remindd.log").read_text(errors="replace")[-4000:]
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                raise AssertionError("remindd did not stop within 30 s of SIGTERM")
+        self.log.close()
+        return self.process.returncode
+
+
+@pytest.fixture(scope="session")
+def daemon():
+    binary = os.environ.get("REMINDD_BINARY")
+    if not binary or not os.access(binary, os.X_OK):
+        pytest.fail(f"REMINDD_BINARY must name the remindd binary (got {binary!r})")
+    work = tempfile.mkdtemp(prefix="remindd-console-")
+    instance = Daemon(binary, work)
+    try:
+        instance.wait_ready()
+        # Reported two hours ago without Always access: reminded at once (the exec sink fails).
+        for index in range(1, 9):
+            instance.report(f"late-{index}", observed_at=now_iso(-7200), locale="de-CH", platform="iOS 18.1", appVersion="4.2.0")
+        # Reported now: their reminders are pending for an hour.
+        for index in range(1, 5):
+            instance.report(f"fresh-{index}", accuracy="reduced", platform="android 14")
+        instance.report("u@example.com", location="always")
+        instance.wait_settled()
+        # Some episodes end after their reminder: resolved outcomes and withdraw events.
+        for index in (1, 2, 3):
+            instance.report(f"late-{index}", location="always")
+        instance.wait_settled()
+        yield instance
+    finally:
+        code = instance.stop()
+        if code != 0:
+            print(instance.log_tail())
+        shutil.rmtree(work, ignore_errors=True)
+    assert code == 0, f"remindd exited with {code} on SIGTERM"
+
+
+# ---------------------------------------------------------------- the browser
+
+
+class Browser:
+    """A headless Chromium with its console log and the requests it made."""
+
+    def __init__(self, base):
+        self.base = base
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900",
+                         "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                         "--disable-component-update", "--disable-sync", "--disable-default-apps"):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+        self.driver = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
+        # Exactly 1280x900 CSS pixels for the screenshots.
+        self.driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+        )
+        self.log = []
+        self.requested = set()
+
+    def wait(self, condition, message, timeout=WAIT):
+        try:
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.1).until(lambda _: condition(), message)
+        except TimeoutException:
+            raise AssertionError(f"{message} (within {timeout} s)") from None
+
+    def open(self, hash_route=""):
+        self.driver.get(f"{self.base}/ui/{hash_route}")
+
+    def go(self, hash_route):
+        """Moves to another page of the loaded console, as a click on a link would."""
+        self.driver.execute_script("location.hash = arguments[0]", hash_route)
+
+    def find(self, css):
+        return self.driver.find_elements(By.CSS_SELECTOR, css)
+
+    def text(self, css):
+        elements = self.find(css)
+        return elements[0].text if elements else None
+
+    def field(self, path):
+        elements = self.driver.find_elements(By.CSS_SELECTOR, f'[data-field="{path}"]')
+        return elements[0].text if elements else None
+
+    def fields(self, prefix=""):
+        """Every data-field on the page whose path starts with `prefix`, path -> (text, data-value)."""
+        return self.driver.execute_script(
+            "const out = {};"
+            "for (const e of document.querySelectorAll('[data-field]'))"
+            "  if (e.dataset.field.startsWith(arguments[0])) out[e.dataset.field] = [e.textContent, e.dataset.value ?? null];"
+            "return out;",
+            prefix,
+        )
+
+    def sign_in(self, token):
+        self.wait(lambda: self.find("#token"), "the token form appears")
+        box = self.find("#token")[0]
+        box.clear()
+        box.send_keys(token)
+        self.find("form.login button[type=submit]")[0].click()
+
+    def signed_in(self, token, hash_route="#/overview"):
+        self.open(hash_route)
+        self.sign_in(token)
+        self.wait(lambda: self.find('[data-field="whoami.name"]'), "the console shows who is signed in")
+        self.wait_page()
+
+    def wait_page(self):
+        """Until the page has its figures or its final text (no 'Loading…' left)."""
+        self.wait(
+            lambda: self.find("#page-title")
+            and not self.driver.execute_script("return document.querySelector('main').textContent.includes('Loading…')"),
+            "the page finishes loading",
+        )
+
+    def screenshot(self, name):
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.driver.execute_script("window.scrollTo(0, 0)")
+        path = ARTIFACTS / f"{name}.png"
+        self.driver.save_screenshot(str(path))
+        return path
+
+    def collect(self):
+        self.log += self.driver.get_log("browser")
+        for entry in self.driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message["method"] == "Network.requestWillBeSent":
+                self.requested.add(message["params"]["request"]["url"])
+        for url in self.driver.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name)"
+            ".concat(performance.getEntriesByType('navigation').map(e => e.name))"
+        ):
+            self.requested.add(url)
+
+    def assert_clean(self, expected_statuses=(401,)):
+        """No JavaScript error, no CSP violation, no request to another origin."""
+        self.collect()
+        problems = []
+        for entry in self.log:
+            if entry["level"] != "SEVERE" and entry.get("source") not in ("security", "javascript"):
+                continue
+            if entry.get("source") == "network" and any(
+                f"status of {code} " in entry["message"] for code in expected_statuses
+            ):
+                continue  # The browser logs every 4xx answer; these are the ones the test asked for.
+            problems.append(entry)
+        assert not problems, f"browser console errors: {problems}"
+        # data: URLs are Chromium's own (the date picker's icon): nothing leaves the machine.
+        foreign = [url for url in self.requested if not url.startswith((self.base + "/", "data:"))]
+        assert not foreign, f"requests to another origin: {foreign}"
+
+    def quit(self):
+        self.driver.quit()
+
+
+@pytest.fixture
+def browser(daemon):
+    instance = Browser(daemon.base)
+    yield instance
+    instance.quit()
+
+
+# ---------------------------------------------------------------- the tests
+
+
+@pytest.mark.parametrize("scope", ["admin", "read", "report"])
+def test_sign_in_with_each_scope_shows_who_and_only_allowed_buttons(daemon, browser, scope):
+    """The token form signs in; whoami is shown; Replay and Forget only for admin."""
+    browser.signed_in(daemon.tokens[scope])
+    assert browser.field("whoami.name") == daemon.names[scope]
+    assert browser.field("whoami.scope") == scope
+    assert f"signed in as {daemon.names[scope]} ({scope})" in browser.text("#who")
+    assert daemon.get("/v1/whoami", scope=scope) == {"name": daemon.names[scope], "scope": scope, "transport": "tcp"}
+
+    browser.go("#/dead-letters")
+    browser.wait(lambda: browser.field("deadLetters.length") not in (None, "0"), "dead letters are listed")
+    replay = browser.find("button.replay") + browser.find("button.replay-all")
+    browser.go("#/users/late-5")
+    browser.wait(lambda: browser.find(".reasons li"), "the user page shows its explanation")
+    forget = browser.find("button.forget")
+    if scope == "admin":
+        assert replay and forget, "an admin sees Replay, Replay all and Forget"
+    else:
+        assert not replay and not forget, f"scope {scope} must not see Replay or Forget"
+    browser.assert_clean()
+
+
+def overview_matches(browser, status):
+    want = {"users": status["users"], "openEpisodes": status["openEpisodes"],
+            "pendingReminders": status["pendingReminders"], "deadLetters": status["deadLetters"],
+            "delivered": status["delivered"], "failed": status["failed"], "quarantined": status["quarantined"],
+            "suppressed": status["suppressed"]}
+    for sink in status["sinks"]:
+        for key in ("pending", "delivered", "failed"):
+            want[f"sinks.{sink['name']}.{key}"] = sink[key]
+    shown = {path: text for path, (text, _) in browser.fields().items()}
+    mismatches = {path: (shown.get(path), str(value)) for path, value in want.items() if shown.get(path) != str(value)}
+    if status["nextReminderAt"] != (shown.get("nextReminderAt") if shown.get("nextReminderAt") != "—" else None):
+        mismatches["nextReminderAt"] = (shown.get("nextReminderAt"), status["nextReminderAt"])
+    return mismatches
+
+
+def test_overview_figures_equal_the_status_answer(daemon, browser):
+    """Each data-field figure of the overview is the /v1/status value fetched with the same token."""
+    browser.signed_in(daemon.tokens["read"])
+    assert browser.find('[aria-current="page"][href="#/overview"]')
+    mismatches = {}
+
+    def equal():
+        mismatches.clear()
+        mismatches.update(overview_matches(browser, daemon.get("/v1/status", scope="read")))
+        return not mismatches
+
+    try:
+        browser.wait(equal, "the overview shows /v1/status", timeout=12)
+    except AssertionError:
+        raise AssertionError(f"overview differs from /v1/status (shown, API): {mismatches}") from None
+    status = daemon.get("/v1/status", scope="read")
+    assert status["deadLetters"] > 0 and status["pendingReminders"] > 0, "the fixture should make both non-zero"
+    assert {sink["name"] for sink in status["sinks"]} == {"file", "broken"}
+    browser.assert_clean()
+
+
+def test_overview_shows_a_new_report_within_the_refresh(daemon, browser):
+    """A user reported after the page loaded is counted within one 5 s refresh."""
+    browser.signed_in(daemon.tokens["admin"])
+    browser.wait(lambda: browser.field("users") not in (None, ""), "the users figure appears")
+    before = int(browser.field("users"))
+    assert before == daemon.get("/v1/status")["users"]
+    daemon.report(f"new-{secrets.token_hex(4)}")
+    browser.wait(lambda: browser.field("users") == str(before + 1), f"users goes from {before} to {before + 1}",
+                 timeout=12)
+    browser.assert_clean()
+
+
+def test_outcomes_figures_equal_the_stats_answer(daemon, browser):
+    """Per group: episodes, resolved, open, rate and its interval as /v1/stats gives them."""
+    browser.signed_in(daemon.tokens["read"], "#/outcomes")
+    browser.wait(lambda: browser.find("svg.chart"), "the outcomes chart appears")
+    assert browser.find('[aria-current="page"][href="#/outcomes"]')
+    select = browser.find("#window")[0]
+    assert select.get_attribute("value") == "30"
+    since, until = browser.field("since"), browser.field("until")
+    stats = daemon.get(f"/v1/stats?since={since}&until={until}", scope="read")
+    assert stats["groups"], "the fixture should open episodes"
+    assert sum(g["resolved"] for g in stats["groups"]) > 0, "the fixture should resolve episodes"
+    shown = browser.fields()
+    for group in stats["groups"]:
+        path = f"groups.{group['group']}"
+        for key in ("episodes", "resolved", "open", "forgotten"):
+            assert shown[f"{path}.{key}"][0] == str(group[key]), f"{path}.{key}"
+        rate = group["resolutionRate"]
+        text, value = shown[f"{path}.resolutionRate"]
+        assert text == (f"{rate * 100:.1f}%" if rate is not None else "—"), f"{path}.resolutionRate"
+        assert (float(value) if value is not None else None) == rate, f"{path}.resolutionRate data-value"
+        p50 = group["timeToFixSeconds"]["p50"]
+        text, value = shown[f"{path}.timeToFixSeconds.p50"]
+        assert (float(value) if value is not None else None) == p50, f"{path}.timeToFixSeconds.p50 data-value"
+        assert (text == "—") == (p50 is None), f"{path}.timeToFixSeconds.p50 text {text!r}"
+        for bucket, resolved in group["resolvedAfterReminders"].items():
+            assert shown[f"{path}.resolvedAfterReminders.{bucket}"][0] == str(resolved)
+    for group, uplift in stats["upliftVsHoldout"].items():
+        assert float(shown[f"upliftVsHoldout.{group}"][1]) == uplift
+    for reason, counts in stats["byReason"].items():
+        assert shown[f"byReason.{reason}.episodes"][0] == str(counts["episodes"])
+        assert shown[f"byReason.{reason}.resolved"][0] == str(counts["resolved"])
+    bars = browser.find("svg.chart rect.bar")
+    assert len(bars) == sum(1 for g in stats["groups"] if g["resolutionRate"] is not None)
+
+    # Another window asks the API again.
+    browser.driver.execute_script(
+        "const s = document.getElementById('window'); s.value = '7'; s.dispatchEvent(new Event('change'));"
+    )
+    browser.wait(lambda: browser.field("since") != since, "the 7-day window loads")
+    since7, until7 = browser.field("since"), browser.field("until")
+    delta = datetime.datetime.fromisoformat(until7.replace("Z", "+00:00")) - \
+        datetime.datetime.fromisoformat(since7.replace("Z", "+00:00"))
+    assert delta == datetime.timedelta(days=7)
+    browser.assert_clean()
+
+
+def test_dead_letters_replay_for_admin(daemon, browser):
+    """Replay sends one dead letter back (the answer says replayed 1); a read token has no buttons."""
+    browser.signed_in(daemon.tokens["admin"], "#/dead-letters")
+    assert browser.find('[aria-current="page"][href="#/dead-letters"]')
+    listed = daemon.get("/v1/dead-letters")["deadLetters"]
+    assert listed, "the failing exec sink should have dead letters"
+    browser.wait(lambda: browser.field("deadLetters.length") == str(len(listed)), "every dead letter is listed")
+    rows = browser.find("tbody tr")
+    assert len(rows) == len(listed)
+    assert listed[0]["lastError"] in rows[0].text
+    browser.find("button.replay")[0].click()
+    browser.wait(lambda: browser.field("replayed") is not None, "the replay answer is shown")
+    assert browser.field("replayed") == "1"
+    assert "replayed 1" in browser.text("[role=status]:not([hidden])")
+    browser.screenshot("dead-letters")
+    browser.assert_clean()
+
+    reader = Browser(daemon.base)
+    try:
+        reader.signed_in(daemon.tokens["read"], "#/dead-letters")
+        reader.wait(lambda: reader.field("deadLetters.length") not in (None, "0"), "dead letters are listed")
+        assert not reader.find("button.replay") and not reader.find("button.replay-all")
+        reader.assert_clean()
+    finally:
+        reader.quit()
+
+
+def test_user_page_shows_the_explanation(daemon, browser):
+    """The user page lists the reasons /v1/users/{id}/explain gives, and its status and history."""
+    user = "late-6"
+    browser.signed_in(daemon.tokens["read"], f"#/users/{user}")
+    browser.wait(lambda: browser.find(".reasons li"), "the explanation appears")
+    explanation = daemon.get(f"/v1/users/{user}/explain", scope="read")
+    shown = [e.text for e in browser.find(".reasons .reason-text")]
+    assert shown == [reason["text"] for reason in explanation["reasons"]]
+    assert [e.get_attribute("data-code") for e in browser.find(".reasons li")] == \
+        [reason["code"] for reason in explanation["reasons"]]
+    status = daemon.get(f"/v1/users/{user}", scope="read")
+    assert browser.field("permissions.location") == status["permissions"]["location"]
+    assert browser.field("locale") == status["locale"]
+    assert browser.field("reportCount") == str(status["reportCount"])
+    history = daemon.get(f"/v1/users/{user}/history?limit=50", scope="read")
+    assert len(browser.find(".timeline > li")) == len(history["entries"])
+    assert browser.find('[aria-current="page"][href="#/users"]')
+
+    # An unknown ID, through the lookup form.
+    box = browser.find("#user-id")[0]
+    box.clear()
+    box.send_keys("nobody-here")
+    browser.find("form[role=search] button")[0].click()
+    browser.wait(lambda: browser.field("notFound"), "an unknown user is reported")
+    assert "No such user" in browser.field("notFound")
+    browser.assert_clean(expected_statuses=(401, 404))
+
+
+def test_reminders_list_and_due_before_filter(daemon, browser):
+    """The reminders page lists /v1/reminders; the due-before filter asks the API with it."""
+    browser.signed_in(daemon.tokens["read"], "#/reminders")
+    pending = daemon.get("/v1/reminders?limit=100", scope="read")["reminders"]
+    assert pending, "the fixture should leave reminders pending"
+    browser.wait(lambda: browser.field("reminders.length") == str(len(pending)), "every pending reminder is listed")
+    links = [a.text for a in browser.find("tbody a")]
+    assert links == [r["userID"] for r in pending]
+    # Half an hour from now, in the browser's local time: the fresh users' reminders are later.
+    browser.driver.execute_script(
+        "const d = new Date(Date.now() + 1800e3); d.setMinutes(d.getMinutes() - d.getTimezoneOffset());"
+        "document.getElementById('due-before').value = d.toISOString().slice(0, 16);"
+    )
+    browser.find("form.inline button[type=submit]")[0].click()
+    soon = daemon.get(f"/v1/reminders?limit=100&dueBefore={now_iso(1800)}", scope="read")["reminders"]
+    browser.wait(lambda: browser.field("reminders.length") == str(len(soon)), "the filter applies")
+    assert len(soon) < len(pending)
+    browser.find("form.inline button.secondary")[0].click()
+    browser.wait(lambda: browser.field("reminders.length") == str(len(pending)), "clearing the filter lists all")
+    browser.find("tbody a")[0].click()
+    browser.wait(lambda: browser.find(".reasons li"), "a user link opens the user page")
+    assert browser.text("#page-title") == f"User {pending[0]['userID']}"
+    browser.assert_clean()
+
+
+def test_forget_needs_the_typed_id(daemon, browser):
+    """Forget is enabled only once the exact ID is typed, then the user is gone from the API."""
+    user = "forget-me"
+    daemon.report(user)
+    browser.signed_in(daemon.tokens["admin"], f"#/users/{user}")
+    browser.wait(lambda: browser.find("button.forget"), "the Forget button appears")
+    browser.find("button.forget")[0].click()
+    confirm = browser.find("form.confirm button[type=submit]")[0]
+    box = browser.find("#forget-confirm")[0]
+    assert not confirm.is_enabled()
+    box.send_keys(user[:-1])
+    assert not confirm.is_enabled()
+    box.send_keys(user[-1])
+    assert confirm.is_enabled()
+    confirm.click()
+    browser.wait(lambda: browser.field("forgotten"), "the page says the user was forgotten")
+    assert daemon.request("GET", f"/v1/users/{user}")[0] == 404
+    browser.assert_clean()
+
+
+def test_wrong_token_brings_the_form_back_with_an_error(daemon, browser):
+    """A refused token shows the form again with a visible alert; a good one then signs in."""
+    browser.open()
+    browser.sign_in("not-a-valid-token-at-all")
+    browser.wait(lambda: browser.find("#login-error:not([hidden])"), "the form shows an error")
+    alert = browser.find("#login-error")[0]
+    assert alert.is_displayed() and alert.get_attribute("role") == "alert" and alert.text
+    assert browser.find("#token"), "the form is back"
+    assert browser.driver.execute_script("return sessionStorage.length") == 0, "a refused token is not kept"
+    browser.sign_in(daemon.tokens["read"])
+    browser.wait(lambda: browser.field("whoami.name") == "viewer", "a good token signs in")
+    # Sign out clears the session.
+    browser.find("#who button")[0].click()
+    browser.wait(lambda: browser.find("#token"), "signing out shows the form")
+    assert browser.driver.execute_script("return sessionStorage.length") == 0
+    browser.assert_clean()
+
+
+def test_every_page_renders_and_screenshots(daemon, browser):
+    """Every page loads without an alert or console error; the screenshots are kept as artifacts."""
+    browser.open()
+    browser.wait(lambda: browser.find("#token"), "the token form appears")
+    browser.screenshot("sign-in")
+    browser.signed_in(daemon.tokens["admin"])
+    pages = [("overview", "#/overview"), ("outcomes", "#/outcomes"), ("reminders", "#/reminders"),
+             ("dead-letters", "#/dead-letters"), ("users", "#/users"), ("user", "#/users/late-7"),
+             ("config", "#/config")]
+    for name, route in pages:
+        browser.go(route)
+        browser.wait(lambda: browser.driver.execute_script("return location.hash") == route, f"{route} is current")
+        browser.wait_page()
+        if name == "user":
+            browser.wait(lambda: browser.find(".timeline li"), "the history appears")
+        assert not browser.find("main [role=alert]"), f"{name}: {browser.text('main [role=alert]')}"
+        current = browser.find('nav [aria-current="page"]')
+        assert len(current) == 1
+        browser.screenshot(name)
+    reminders = daemon.get("/v1/reminders?limit=100")["reminders"]
+    browser.go("#/reminders")
+    browser.wait(lambda: browser.field("reminders.length") == str(len(reminders)), "every pending reminder is listed")
+    config = daemon.get("/v1/config")
+    browser.go("#/config")
+    browser.wait(lambda: browser.find("pre.config"), "the configuration appears")
+    assert json.loads(browser.find("pre.config")[0].text) == config
+    for token in daemon.tokens.values():
+        assert token not in browser.driver.page_source
+    docs = REPO / "docs" / "images"
+    docs.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ARTIFACTS / "overview.png", docs / "console-overview.png")
+    shutil.copyfile(ARTIFACTS / "outcomes.png", docs / "console-outcomes.png")
+    browser.assert_clean()
+
+
+def test_first_load_size_and_time(daemon, browser):
+    """Measures the first load: bytes of HTML and assets, and time until the users figure shows."""
+    driver = browser.driver
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    # Records when the users figure first has text, from the document's own clock.
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+        new MutationObserver((_, observer) => {
+            const e = document.querySelector('[data-field="users"]');
+            if (e && e.textContent) { window.__usersShownAt = performance.now(); observer.disconnect(); }
+        }).observe(document, {subtree: true, childList: true, characterData: true});
+    """})
+    browser.open()
+    browser.wait(lambda: browser.find("#token"), "the token form appears")
+    driver.execute_script("sessionStorage.setItem('remindd.token', arguments[0])", daemon.tokens["read"])
+    driver.refresh()
+    browser.wait(lambda: browser.field("users") not in (None, ""), "the users figure appears")
+    shown_at = driver.execute_script("return window.__usersShownAt ?? performance.now()")
+    entries = driver.execute_script(
+        "return performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))"
+        ".map(e => ({name: e.name, transfer: e.transferSize, encoded: e.encodedBodySize, decoded: e.decodedBodySize}))"
+    )
+    assets = [e for e in entries if "/ui/" in e["name"]]
+    transferred = sum(e["transfer"] for e in assets)
+    bodies = sum(e["decoded"] for e in assets)
+    on_disk = sum(f.stat().st_size for f in CONSOLE_FILES.iterdir() if f.is_file())
+    report = (
+        f"console first load: {len(assets)} files from /ui/, {bodies} bytes of bodies "
+        f"({transferred} bytes transferred with headers; all files in the binary: {on_disk} bytes); "
+        f"users figure shown {shown_at:.0f} ms after navigation start\n"
+        + "".join(f"  {e['name']} {e['decoded']} bytes\n" for e in assets)
+    )
+    print(report)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "first-load.txt").write_text(report)
+    assert bodies < 80_000, "the console should stay small"
+    assert {Path(e["name"].split("#")[0]).name for e in assets} >= {"app.js", "console.css", "api.js"}
+    browser.assert_clean()
+
+
+def test_console_response_headers(daemon):
+    """CSP, nosniff and no-referrer on the page and its assets; assets have an ETag that gives 304."""
+    for path, content_type in [("/ui/", "text/html"), ("/ui/app.js", "text/javascript"),
+                               ("/ui/console.css", "text/css"), ("/ui/icon.svg", "image/svg+xml")]:
+        # No token: the pages hold no data.
+        status, headers, body = daemon.request("GET", path, scope=None)
+        assert status == 200, f"GET {path}: {status}"
+        assert headers.get("Content-Type", "").startswith(content_type), f"{path}: {headers.get('Content-Type')}"
+        assert headers.get("Content-Security-Policy") == CSP, f"{path}: CSP {headers.get('Content-Security-Policy')!r}"
+        assert headers.get("X-Content-Type-Options") == "nosniff", path
+        assert headers.get("Referrer-Policy") == "no-referrer", path
+        name = "index.html" if path == "/ui/" else path.removeprefix("/ui/")
+        assert body == (CONSOLE_FILES / name).read_bytes(), f"{path} serves {name}"
+        if path != "/ui/":
+            etag = headers.get("ETag")
+            assert etag, f"{path} has no ETag"
+            status, again, _ = daemon.request("GET", path, scope=None, headers={"If-None-Match": etag})
+            assert status == 304, f"{path} with If-None-Match: {status}"
+            assert again.get("ETag") == etag
+    status, headers, _ = daemon.request("GET", "/ui/no-such-file.js", scope=None)
+    assert status == 404
+    # The API itself still needs a token.
+    assert daemon.request("GET", "/v1/status", scope=None)[0] == 401
+    status, _, _ = daemon.request("POST", "/v1/dead-letters/replay", {}, scope="read")
+    assert status == 403
