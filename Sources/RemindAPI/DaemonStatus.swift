@@ -34,7 +34,7 @@ public struct DaemonStatus: Sendable, Equatable {
     public var quarantined: Int
     public var sinks: [Sink]
     public var notification: LocationNotificationConfiguration
-    /// Users per configured service and state (DESIGN §7), every state present.
+    /// Users per configured service and state (docs/configuration.md), every state present.
     public var services: [String: [ServiceState: Int]] = [:]
 
     public init(

@@ -1,7 +1,7 @@
 import Foundation
 import RemindCore
 
-/// `GET /v1/stats` on the wire (DESIGN §5): the daemon writes it, `remindctl stats` reads it.
+/// `GET /v1/stats` on the wire (docs/outcomes.md): the daemon writes it, `remindctl stats` reads it.
 ///
 /// ```json
 /// {"since":"…","until":"…",

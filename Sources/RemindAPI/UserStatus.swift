@@ -1,7 +1,7 @@
 import Foundation
 import RemindCore
 
-/// The answer to `GET /v1/users/{userID}` and to a stored report (DESIGN §3): the daemon
+/// The answer to `GET /v1/users/{userID}` and to a stored report (docs/api.md, openapi.yaml): the daemon
 /// writes it, `remindctl` reads it.
 public struct UserStatus: Sendable, Equatable {
     public struct EpisodeSummary: Sendable, Equatable {
@@ -60,7 +60,7 @@ public struct UserStatus: Sendable, Equatable {
     public var lastReportAt: Date
     public var locale: String?
     public var push: Push?
-    /// Each configured service's state for this user (DESIGN §7), by name.
+    /// Each configured service's state for this user (docs/configuration.md), by name.
     public var services: [String: ServiceStatus] = [:]
     /// The experiment group of the open episode, else of the last one; nil before any.
     public var group: String?

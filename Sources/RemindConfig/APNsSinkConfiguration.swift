@@ -1,6 +1,6 @@
 import RemindCore
 
-/// An `apns` sink: Apple's HTTP/2 provider API with token authentication (DESIGN §6).
+/// An `apns` sink: Apple's HTTP/2 provider API with token authentication (docs/push.md "APNs").
 ///
 /// Only the key's path is configuration; the daemon reads and checks the key itself at start
 /// (a missing file or one that is not a P-256 key is exit 78 naming `keyFile`), so the key

@@ -1,7 +1,7 @@
 import Foundation
 import RemindCore
 
-/// Loads the configuration the way DESIGN §3 orders its sources: flags over environment over
+/// Loads the configuration the way docs/configuration.md orders its sources: flags over environment over
 /// file over defaults.
 ///
 /// The same call serves start-up and reload (`SIGHUP`, `POST /v1/reload`): it reads the file

@@ -1,6 +1,6 @@
 import RemindCore
 
-/// The daemon's whole configuration: DESIGN §3's file with every default filled in.
+/// The daemon's whole configuration: the file of docs/configuration.md with every default filled in.
 ///
 /// It is read with RemindCore's strict `JSONObjectReader` rather than `Codable` because a
 /// configuration must refuse what it does not understand — unknown keys, wrong types, duplicate
@@ -16,9 +16,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var history: HistoryConfiguration
     /// Never empty; names are unique.
     public var sinks: [SinkConfiguration]
-    /// What each user's permissions break (DESIGN §7), sorted by name.
+    /// What each user's permissions break (docs/configuration.md), sorted by name.
     public var services: [ServiceDefinition] = []
-    /// The holdout and copy variants (DESIGN §5).
+    /// The holdout and copy variants (docs/outcomes.md).
     public var experiment = Experiment()
     /// Where the state lives: the state directory (default) or a shared PostgreSQL database.
     public var storage = StorageConfiguration()

@@ -1,6 +1,6 @@
 import RemindCore
 
-/// The configuration's `experiment` section (DESIGN §5):
+/// The configuration's `experiment` section (docs/outcomes.md):
 /// `{"holdoutPercent":10,"defaultWeight":1,"variants":[{"name":"mileage","weight":1,
 /// "notificationTitle":…,"notificationDescription":…,"byReason":{…},"localizations":{…}}]}`.
 ///

@@ -1,6 +1,6 @@
 import RemindCore
 
-/// An `fcm` sink: Firebase Cloud Messaging's HTTP v1 API (DESIGN §6).
+/// An `fcm` sink: Firebase Cloud Messaging's HTTP v1 API (docs/push.md "FCM").
 ///
 /// Only the service-account file's path is configuration; the daemon reads it at start (a
 /// missing file, or one without `private_key`, is exit 78 naming `serviceAccountFile`).

@@ -1,6 +1,6 @@
 import RemindCore
 
-/// The optional heartbeat of DESIGN §1: an event for every user silent for longer than the
+/// The optional heartbeat (docs/configuration.md): an event for every user silent for longer than the
 /// interval, so the app backend can send a silent push. Off (nil) by default.
 public struct HeartbeatConfiguration: Sendable, Equatable {
     public var intervalSeconds: Int64?

@@ -1,6 +1,6 @@
 import RemindCore
 
-/// The keys the `apns` and `fcm` sinks share (DESIGN §6): where to send (`url`, `caFile`,
+/// The keys the `apns` and `fcm` sinks share (docs/push.md): where to send (`url`, `caFile`,
 /// for tests and proxies), how long to wait, how many streams at once, the settings link the
 /// app opens, and the per-user background-push budget.
 public struct PushSinkSettings: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import RemindCore
 
 /// When reminders may go out: catch-up spreading, quiet hours, jitter and the per-episode cap
-/// (DESIGN §1). The policy's own `PolicyConfiguration` carries the same values.
+/// (docs/configuration.md). The policy's own `PolicyConfiguration` carries the same values.
 public struct ScheduleConfiguration: Sendable, Equatable {
     /// Overdue reminders found at start-up are spread over this many seconds.
     public var catchUpSpreadSeconds: Int64

@@ -1,6 +1,6 @@
 import RemindCore
 
-// The `services` object of the configuration (DESIGN §7):
+// The `services` object of the configuration (docs/configuration.md):
 //
 //     "services":{"driving":{"requires":["location","always"],"optional":["precise","motion"]},
 //                 "walking":{"requires":["motion"]}}

@@ -4,8 +4,8 @@ public enum SinkType: String, Sendable, Equatable, CaseIterable {
     case file
     case exec
     case webhook
-    /// Apple Push Notification service (DESIGN §6).
+    /// Apple Push Notification service (docs/push.md).
     case apns
-    /// Firebase Cloud Messaging HTTP v1 (DESIGN §6).
+    /// Firebase Cloud Messaging HTTP v1 (docs/push.md).
     case fcm
 }

@@ -1,7 +1,7 @@
 import Foundation
 import RemindCore
 
-/// Where the state lives (DESIGN §2): the state directory's files (the default, no server),
+/// Where the state lives (docs/operations.md): the state directory's files (the default, no server),
 /// or one PostgreSQL database that any number of instances share.
 public struct StorageConfiguration: Sendable, Equatable {
     public enum Kind: String, Sendable, Equatable, CaseIterable {
@@ -21,7 +21,7 @@ public struct StorageConfiguration: Sendable, Equatable {
     /// Connections this instance opens at most.
     public var poolSize: Int
     /// Independent parts the state directory is divided into (files only): reports of users
-    /// in different parts are stored on different cores (issue 17). Fixed for a directory
+    /// in different parts are stored on different cores. Fixed for a directory
     /// once it holds state.
     public var parts: Int
 

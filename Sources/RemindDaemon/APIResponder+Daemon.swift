@@ -113,7 +113,7 @@ extension APIResponder {
 }
 
 extension APIResponder {
-    /// `GET /v1/stats?since=T&until=T` (DESIGN §5): the episodes that opened in `[since, until)`,
+    /// `GET /v1/stats?since=T&until=T` (docs/outcomes.md): the episodes that opened in `[since, until)`,
     /// by default the last 30 days.
     func getStats(_ request: Request) async throws -> Response {
         let now = runtime.wallClock()

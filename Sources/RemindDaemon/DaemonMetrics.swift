@@ -104,7 +104,7 @@ public final class DaemonMetrics: Sendable {
 
     /// `remindd_episodes_opened_total{group}` and, for what a report or delete closed,
     /// `remindd_episodes_closed_total{group,outcome,reminders}` and `remindd_time_to_fix_seconds`
-    /// (DESIGN §5).
+    /// (docs/outcomes.md).
     func recordEpisodes(opened groups: [String], closed outcomes: [EpisodeOutcome]) {
         for group in groups {
             Counter(label: "remindd_episodes_opened_total", dimensions: [("group", group)], factory: factory)
@@ -165,7 +165,7 @@ public final class DaemonMetrics: Sendable {
         if grown > 0 { counter.increment(by: Int64(grown)) }
     }
 
-    /// `remindd_users{service,state}` beside the unlabelled `remindd_users` (DESIGN §7).
+    /// `remindd_users{service,state}` beside the unlabelled `remindd_users` (docs/operations.md "Metrics").
     ///
     /// The registry refuses labelled and unlabelled series in one family, which the exposition
     /// format allows; so these lines are written here, inside the family, after its unlabelled

@@ -47,7 +47,7 @@ enum Listeners {
                 address: .unixDomainSocket(path: socketPath), serverName: "remindd", backlog: HTTPLimits.backlog,
                 availableConnectionsDelegate: unixConnections),
             onServerRunning: { _ in
-                // Hummingbird creates the socket with the umask's mode: set DESIGN's 0660.
+                // Hummingbird creates the socket with the umask's mode: set 0660 (docs/api.md "Access").
                 chmod(socketPath, 0o660)
                 readiness.listenerRunning("unix socket \(socketPath)")
             },

@@ -42,7 +42,7 @@ struct RepeatFastPath: Sendable {
     }
 }
 
-/// Answers `POST /v1/users/{id}/reports` itself (issue 17). A report that only repeats the
+/// Answers `POST /v1/users/{id}/reports` itself (ARCHITECTURE.md "The report path"). A report that only repeats the
 /// user's state is answered on the connection's event loop: an HTTP parse, a hash lookup and a
 /// canned answer, with no task, actor or thread hop. A valid report that changes something is
 /// stored by a task of its own (the route's work, `APIResponder.store`) and answered from the

@@ -1,7 +1,7 @@
 import Logging
 import PostgresNIO
 
-/// The tables remindd keeps in PostgreSQL, created and migrated at start (DESIGN §2).
+/// The tables remindd keeps in PostgreSQL, created and migrated at start (docs/operations.md).
 ///
 /// Migrations are numbered and applied in order inside one transaction that holds an
 /// advisory lock, so instances starting together migrate once: the second waits for the

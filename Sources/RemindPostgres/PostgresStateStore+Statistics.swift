@@ -5,7 +5,7 @@ import RemindStore
 
 extension PostgresStateStore {
     /// The counts of the whole database. They are counted by the server and reused for up to
-    /// `statisticsMaximumAge` (DESIGN §2 lets daemon-wide counts lag 5 s); a change made
+    /// `statisticsMaximumAge` (daemon-wide counts may lag 5 s, docs/operations.md); a change made
     /// through this instance counts at once. While the database cannot be asked, the last
     /// counts stand.
     public func statistics() async -> StoreStatistics {

@@ -7,7 +7,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// The `StateStore` contract on one PostgreSQL database that any number of remindd instances
-/// share (DESIGN §2). Every user is a row of `remindd_users`: the user file's JSON document
+/// share (docs/operations.md). Every user is a row of `remindd_users`: the user file's JSON document
 /// as `jsonb` and the scheduling columns beside it. A reply means committed.
 ///
 /// - Reports, deletes and push verdicts are transactions that hold the user's advisory lock
@@ -36,7 +36,7 @@ public final class PostgresStateStore: StateStore, Service {
         public var instance: String
         /// How long a request waits for the database before it is answered 503.
         public var operationTimeout: Duration = .seconds(5)
-        /// How long the daemon-wide counts may be reused (DESIGN §2: they may lag 5 s).
+        /// How long the daemon-wide counts may be reused (they may lag 5 s).
         public var statisticsMaximumAge: Duration = .seconds(5)
 
         public init(

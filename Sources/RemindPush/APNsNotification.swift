@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import RemindCore
 
-/// The request APNs gets for one event (DESIGN §6): headers and JSON payload, pure.
+/// The request APNs gets for one event (docs/push.md "APNs"): headers and JSON payload, pure.
 ///
 /// A reminder is an alert (`apns-push-type: alert`, priority 10) whose collapse id is the
 /// episode, so a recurring reminder replaces the one on screen; a withdraw or heartbeat is a

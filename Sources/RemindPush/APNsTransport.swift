@@ -4,7 +4,7 @@ import NIOCore
 import RemindCore
 import RemindSinks
 
-/// APNs' HTTP/2 provider API with token authentication (DESIGN §6).
+/// APNs' HTTP/2 provider API with token authentication (docs/push.md "APNs").
 ///
 /// One `HTTPClient` per sink holds one multiplexed HTTP/2 connection per APNs host; the
 /// dispatcher's `maxConcurrency` bounds the streams in flight on it.

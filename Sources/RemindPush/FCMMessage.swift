@@ -1,7 +1,7 @@
 import Foundation
 import RemindCore
 
-/// The FCM HTTP v1 `messages:send` body for one event (DESIGN §6), pure.
+/// The FCM HTTP v1 `messages:send` body for one event (docs/push.md "FCM"), pure.
 ///
 /// A reminder is a notification message with the episode as `collapse_key` and `tag` (and as
 /// `apns-collapse-id` for iOS apps on FCM), so a recurring reminder replaces the one shown;

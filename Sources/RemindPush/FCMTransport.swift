@@ -4,7 +4,7 @@ import NIOCore
 import RemindCore
 import RemindSinks
 
-/// Firebase Cloud Messaging's HTTP v1 API (DESIGN §6), spoken over HTTP/2 like APNs.
+/// Firebase Cloud Messaging's HTTP v1 API (docs/push.md), spoken over HTTP/2 like APNs.
 struct FCMTransport: PushTransport {
     static let defaultURL = "https://fcm.googleapis.com"
 

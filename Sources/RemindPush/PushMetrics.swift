@@ -1,7 +1,7 @@
 import CoreMetrics
 import Synchronization
 
-/// `remindd_push_total{sink,result}`: what became of each push a sink was handed (DESIGN §6).
+/// `remindd_push_total{sink,result}`: what became of each push a sink was handed (docs/push.md).
 public final class PushMetrics: Sendable {
     public static let label = "remindd_push_total"
 

@@ -7,7 +7,7 @@ import RemindCore
 import RemindSinks
 
 extension PushSink {
-    /// What an `apns` sink needs besides its key (DESIGN §6 `apns`).
+    /// What an `apns` sink needs besides its key (docs/push.md "APNs").
     public struct APNsOptions: Sendable {
         public var topic: String
         public var url: String?
@@ -29,7 +29,7 @@ extension PushSink {
         }
     }
 
-    /// What an `fcm` sink needs besides its service account (DESIGN §6 `fcm`).
+    /// What an `fcm` sink needs besides its service account (docs/push.md "FCM").
     public struct FCMOptions: Sendable {
         public var url: String?
         public var settingsURL: String?

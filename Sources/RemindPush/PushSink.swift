@@ -2,7 +2,7 @@ import Foundation
 import RemindCore
 import RemindSinks
 
-/// A sink that puts events on users' phones through a push service (DESIGN §6): the `apns`
+/// A sink that puts events on users' phones through a push service (docs/push.md): the `apns`
 /// and `fcm` sinks are this with their `PushTransport`.
 ///
 /// For each event it looks up the user's current address in the `PushDirectory`: a user with

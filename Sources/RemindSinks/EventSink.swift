@@ -1,6 +1,6 @@
 import RemindCore
 
-/// A destination for remindd's events: the plug point of DESIGN §1 "Sink events".
+/// A destination for remindd's events: the plug point for sinks (docs/configuration.md "Sinks in detail").
 ///
 /// Implementation requirements:
 /// - `deliver` returns only once the event is delivered in the sink's own sense (a file

@@ -1,6 +1,6 @@
 import RemindCore
 
-/// The backoff of DESIGN §1: exponential with full jitter (a random wait between zero and the
+/// The backoff of a sink's `retry`: exponential with full jitter (a random wait between zero and the
 /// exponential bound), so that receivers recovering from an outage are not hit by every retry
 /// at once.
 extension RetryPolicy {
@@ -15,7 +15,7 @@ extension RetryPolicy {
     public static let retryAfterCeiling: Double = 3600
 
     /// The wait after `attempt` failed attempts: uniform in `[0, bound]`, and at least the
-    /// receiver's `retryAfter` when it gave one (DESIGN §6: a minimum wait; up to
+    /// receiver's `retryAfter` when it gave one (a minimum wait; up to
     /// ``retryAfterCeiling``), even beyond the maximum backoff: retrying sooner than a
     /// throttling service asked is what it throttles.
     public func delay(

@@ -5,7 +5,7 @@ extension FileStateStore {
     /// Stores a validated report and returns what it changed, once the change is durable.
     ///
     /// A report that changes nothing but `lastReportAt` and the count is not logged: its
-    /// reply does not wait for a disk write (DESIGN §2), and the file catches up at the next
+    /// reply does not wait for a disk write (docs/operations.md), and the file catches up at the next
     /// checkpoint.
     public func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome {
         try await store(report, for: userID, receivedAt: receivedAt).outcome
@@ -60,7 +60,7 @@ extension FileStateStore {
     public func delete(_ userID: UserID, at date: Date) async throws -> Bool {
         try await withUser(userID) {
             guard let record = try await load(userID) else { return false }
-            // An episode open at the delete ends `forgotten` at the delete (DESIGN §5).
+            // An episode open at the delete ends `forgotten` at the delete (docs/outcomes.md).
             let forgotten = record.openEpisode.map {
                 EpisodeOutcome($0, of: record, outcome: .forgotten, closedAt: date.millisecondPrecision)
             }

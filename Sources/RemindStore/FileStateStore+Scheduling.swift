@@ -9,7 +9,7 @@ extension FileStateStore {
     /// users stay due.
     ///
     /// A user whose record is not in memory is fired from their schedule row, which holds all
-    /// that `ReminderPolicy.fire` reads (issue 17): the pass logs one `fired` entry with every
+    /// that `ReminderPolicy.fire` reads: the pass logs one `fired` entry with every
     /// such user's `FiredChange` and the events, and the checkpointer folds the changes into the
     /// files later (`PendingFires`). Reading each due user's file first bounded a burst of due
     /// reminders by the disk (`make bench` W2). A record in memory is fired on its own schedule

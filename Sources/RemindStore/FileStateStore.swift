@@ -9,7 +9,7 @@ import RemindCore
 /// The files backend of `StateStore`: the per-user JSON files of the state directory, with a
 /// write-ahead log behind every acknowledgement.
 ///
-/// The shape follows DESIGN §2 "Durable and fast":
+/// Durable and fast (docs/operations.md "Storage and durability", ARCHITECTURE.md):
 /// - a report that changes a user is appended to the log (group-committed) before the reply;
 /// - the user files are written behind it by checkpoints (temp files made durable, then
 ///   swapped in), so a file is never torn;
@@ -63,7 +63,7 @@ public actor FileStateStore: StateStore {
     nonisolated let files: UserFiles
     nonisolated let io: NIOThreadPool
     nonisolated let outcomeLog: OutcomeLog
-    /// Repeated reports answered from memory, on any thread (issue 17).
+    /// Repeated reports answered from memory, on any thread.
     nonisolated let repeats = RepeatDesk()
     let lock: StateLock
     let wal: WriteAheadLog
@@ -71,7 +71,7 @@ public actor FileStateStore: StateStore {
 
     var schedules: ScheduleBook
     var cache: RecordCache
-    /// Fired changes durable in the log, not yet in their users' files (issue 17).
+    /// Fired changes durable in the log, not yet in their users' files.
     var pendingFires = PendingFires()
     var locks = UserLocks()
     var tickets = LogTickets()
@@ -82,7 +82,7 @@ public actor FileStateStore: StateStore {
     var eventsCompleted = 0
     /// Suppressions recorded since start.
     var suppressedTotal = 0
-    /// Every closed episode, for `/v1/stats` (DESIGN §5).
+    /// Every closed episode, for `/v1/stats` (docs/outcomes.md).
     var outcomeStatistics = OutcomeStatistics()
     /// Closed episodes durable in the log but not yet appended to the outcomes log.
     var pendingOutcomes: [EpisodeOutcome] = []

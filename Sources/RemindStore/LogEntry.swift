@@ -5,7 +5,7 @@ import RemindCore
 ///
 /// - `{"op":"put","record":{…},"events":[{"sinks":[…],"event":{…}}],"outcomes":[{…}]}`: a
 ///   user's whole record after a change, with the events the change produced and the episodes
-///   it closed (DESIGN §5): one line, so a crash keeps all or none.
+///   it closed (docs/outcomes.md): one line, so a crash keeps all or none.
 /// - `{"op":"change","record":{…},"events":[…],"outcomes":[…]}`: a change to a user known
 ///   before, as a `RecordDelta` (the record's members in the file's format, but only the new
 ///   newest history entries and episodes, with `historyKeep` and `episodesKeep` for the rest).

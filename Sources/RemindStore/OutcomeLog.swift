@@ -5,7 +5,7 @@ import RemindCore
     import Glibc
 #endif
 
-/// The outcomes log of DESIGN §5: `<stateDirectory>/outcomes/outcomes-YYYY-MM.jsonl`, one JSON
+/// The outcomes log (docs/outcomes.md): `<stateDirectory>/outcomes/outcomes-YYYY-MM.jsonl`, one JSON
 /// line per closed episode, by the month (UTC) it closed in — the export a data team loads.
 ///
 /// A closed episode is first durable in the write-ahead log, in the same line as the report

@@ -3,7 +3,7 @@ import RemindCore
 import Synchronization
 
 /// The files backend divided into independent parts by a stable hash of the user ID
-/// (`storage.parts`, issue 17): each part is a whole `FileStateStore` (its own actor, log,
+/// (`storage.parts`, docs/operations.md): each part is a whole `FileStateStore` (its own actor, log,
 /// group commit, snapshot, outbox and checkpoints) in `part-<i>-of-<n>/` of the state
 /// directory, so reports of users in different parts proceed on different cores and no one
 /// actor is on every request's path.

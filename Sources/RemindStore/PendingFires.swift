@@ -2,7 +2,7 @@ import RemindCore
 
 /// Fired changes (`FiredChange`) that are durable in the log but not yet in their users'
 /// files: what the scheduler did to users it fired from their schedule rows, without reading
-/// their files (issue 17). A checkpoint folds them into the files, the longest-waiting users
+/// their files. A checkpoint folds them into the files, the longest-waiting users
 /// first and a bounded number at a time (`FileStateStore.foldPending`); a snapshot logs them
 /// again in the segment it keeps, since the segments it deletes held them.
 ///

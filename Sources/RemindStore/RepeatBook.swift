@@ -2,7 +2,7 @@ import Foundation
 import RemindAPI
 import RemindCore
 
-/// What answers a repeated report from memory (issue 17): for each user who reported since
+/// What answers a repeated report from memory (a repeat, ARCHITECTURE.md "Glossary"): for each user who reported since
 /// start, the `RepeatBasis` of their record, their status as a `StatusTemplate`, the three
 /// values a repeat moves, and the repeats not yet folded into the record.
 ///

@@ -13,7 +13,7 @@ public protocol RepeatAnswering: Sendable {
 }
 
 /// The files backend's repeat rows (`RepeatBook`), sharded by user behind a lock each, so that
-/// both cores answer repeats at once and neither waits for the store's actor (issue 17).
+/// both cores answer repeats at once and neither waits for the store's actor.
 public final class RepeatDesk: RepeatAnswering {
     private final class Shard: Sendable {
         let book = Mutex(RepeatBook())

@@ -26,7 +26,7 @@ struct ScheduleTable: Sendable {
         var zone: UInt16
         /// `PermissionErrorSet`: the current errors.
         var errors: UInt8
-        /// `ServiceConditions`: what holds for the services (DESIGN §7).
+        /// `ServiceConditions`: what holds for the services (docs/configuration.md).
         var conditions: UInt8
         /// Bit 0: notifications deliverable; bit 1: suppressed; bit 2: counted as a pending
         /// reminder (see `ScheduleBook`).

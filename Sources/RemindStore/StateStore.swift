@@ -2,7 +2,7 @@ import Foundation
 import RemindCore
 
 /// The durable state of every user, their schedule and the events waiting for the sinks: the
-/// plug point of DESIGN §2. `FileStateStore` (the state directory's JSON files behind a
+/// plug point for storage (ARCHITECTURE.md). `FileStateStore` (the state directory's JSON files behind a
 /// write-ahead log) is the default backend; `MemoryStateStore` is the smallest reading of this
 /// contract, for tests. The daemon, the scheduler and the sinks' dispatchers see only this.
 ///
@@ -59,7 +59,7 @@ public protocol StateStore: OutboxSource, PushDirectory {
     /// The user's record; nil for an unknown user (or one whose stored state was unreadable).
     func record(_ userID: UserID) async throws -> UserRecord?
     /// Forgets a user at `at`: their record and schedule go, nothing is emitted; an episode
-    /// open then ends `forgotten` in the outcomes (DESIGN §5). False when unknown.
+    /// open then ends `forgotten` in the outcomes (docs/outcomes.md). False when unknown.
     func delete(_ userID: UserID, at: Date) async throws -> Bool
 
     /// The earliest wake-up of any user.
@@ -71,7 +71,7 @@ public protocol StateStore: OutboxSource, PushDirectory {
     /// The counts of `/v1/status` and the metrics.
     func statistics() async -> StoreStatistics
     /// The outcomes of the episodes that opened in `[since, until)`, open ones included
-    /// (`/v1/stats`, DESIGN §5), answered from aggregates, not by reading every user.
+    /// (`/v1/stats`, docs/outcomes.md), answered from aggregates, not by reading every user.
     func stats(since: Date, until: Date) async -> StatsReport
 
     /// Events still waiting for `sink`.

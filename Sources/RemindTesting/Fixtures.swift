@@ -1,7 +1,7 @@
 import Foundation
 import RemindCore
 
-/// Test fixtures: instants written as RFC 3339 text, and reports with DESIGN's defaults.
+/// Test fixtures: instants written as RFC 3339 text, and reports with the defaults of absent fields.
 public enum Fixtures {
     /// The instant named by an RFC 3339 timestamp; traps on a typo, which is a test bug.
     public static func date(_ text: String) -> Date {

@@ -2,7 +2,7 @@ import Foundation
 
 /// A throwaway PKI made with the `openssl` CLI in a directory of the test's: a CA, a server
 /// certificate for 127.0.0.1 from it, a client certificate from it, and a client certificate
-/// from a stranger CA. Real files, as an operator would make them (the README shows the same
+/// from a stranger CA. Real files, as an operator would make them (docs/api.md shows the same
 /// commands). EC P-256 keys keep it fast.
 public struct TestCertificates: Sendable {
     public struct Failure: Error, CustomStringConvertible {

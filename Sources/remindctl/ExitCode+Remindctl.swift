@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// remindctl's exit codes (DESIGN §3), for scripts that tell "the daemon said no" from "the
+/// remindctl's exit codes (README "remindctl"), for scripts that tell "the daemon said no" from "the
 /// daemon is not there".
 extension ExitCode {
     /// The daemon refused or failed the request (unknown user, invalid reload, …).

@@ -3,7 +3,7 @@ import Foundation
 import RemindClient
 import RemindCore
 
-/// `remindctl stats`: did the reminders work, per experiment group (DESIGN §5), as a table a
+/// `remindctl stats`: did the reminders work, per experiment group (docs/outcomes.md), as a table a
 /// product manager can read.
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

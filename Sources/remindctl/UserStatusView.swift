@@ -37,7 +37,7 @@ struct UserStatusView {
         table.append(["reports", "\(status.reportCount), the last \(time.both(status.lastReportAt))"])
         table.append(["push", Self.push(status.push, time: time)])
         if let group = status.group {
-            // The holdout gets no reminders by design (DESIGN §5): say so, or it looks broken.
+            // The holdout gets no reminders by design (docs/outcomes.md): say so, or it looks broken.
             table.append(["group", group == "holdout" ? "holdout (no reminders are sent)" : group])
         }
         let alwaysAccess = status.alwaysAccess

@@ -44,7 +44,7 @@ struct DefaultsTests {
         #expect(configuration.sinks[4].rateLimit == RateLimit(ratePerSecond: 200, burst: 400))
     }
 
-    /// The shipped push example is valid: both push sinks with every key of DESIGN §6.
+    /// The shipped push example is valid: both push sinks with every key of docs/push.md.
     @Test func shippedPushExampleIsValid() throws {
         let configuration = try ConfigurationLoader.load(
             path: packageRoot + "/etc/remindd/push.example.json", environment: [:], stateDirectoryFlag: nil,

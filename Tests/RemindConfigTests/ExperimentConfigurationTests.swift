@@ -2,7 +2,7 @@ import RemindConfig
 import RemindCore
 import Testing
 
-/// The `experiment` section (DESIGN §5): strict, with the key path in every refusal.
+/// The `experiment` section (docs/outcomes.md): strict, with the key path in every refusal.
 struct ExperimentConfigurationTests {
     @Test func variantsAreWholeCopySets() throws {
         let configuration = try parse(

@@ -2,7 +2,7 @@ import RemindConfig
 import RemindCore
 import Testing
 
-/// The `apns` and `fcm` sink types (DESIGN §6): required keys, defaults, strictness.
+/// The `apns` and `fcm` sink types (docs/push.md): required keys, defaults, strictness.
 struct PushSinkConfigurationTests {
     static let apns =
         #"{"type":"apns","keyFile":"/etc/remindd/AuthKey_ABC123DEFG.p8","keyID":"ABC123DEFG","teamID":"DEF123GHIJ","topic":"com.example.app""#

@@ -2,7 +2,7 @@ import RemindConfig
 import RemindCore
 import Testing
 
-/// `services` (DESIGN §7) and the new `notification` keys, as the daemon and `remindctl config
+/// `services` (docs/configuration.md) and the new `notification` keys, as the daemon and `remindctl config
 /// check` read them.
 struct ServicesConfigurationTests {
     /// A valid `services` object is read sorted by name, with `optional` defaulting to none,

@@ -1,7 +1,7 @@
 import RemindCore
 import Testing
 
-/// Copy resolution (DESIGN §1 Copy): each text, independently, is the first found of the
+/// Copy resolution (docs/configuration.md): each text, independently, is the first found of the
 /// localization's byReason, the localization's text, the set's byReason, the set's text and
 /// Zendrive's default; the localization is the exact tag (ignoring case), else the language.
 struct CopySetTests {

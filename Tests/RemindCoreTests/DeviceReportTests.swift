@@ -3,7 +3,7 @@ import RemindCore
 import RemindTesting
 import Testing
 
-/// The report's device fields (`push`, `locale`, DESIGN §1 and §6): validated, kept as the
+/// The report's device fields (`push`, `locale`, docs/push.md): validated, kept as the
 /// newest report received says, durable, and outside the fold.
 struct DeviceReportTests {
     static let apnsToken = String(repeating: "ab12", count: 16)

@@ -3,7 +3,7 @@ import RemindCore
 import RemindTesting
 import Testing
 
-/// Groups, the holdout and copy variants (DESIGN §5), in the pure policy.
+/// Groups, the holdout and copy variants (docs/outcomes.md), in the pure policy.
 struct ExperimentTests {
     static func users(_ count: Int) -> [UserID] { (0..<count).map { Fixtures.userID("user-\($0)") } }
 

@@ -4,7 +4,7 @@ import RemindTesting
 import Testing
 
 /// `FiredChange`, the delta the scheduler records when it fires a user from their schedule
-/// alone (issue 17), checked over the simulations' firings: it is what firing the record does,
+/// alone, checked over the simulations' firings: it is what firing the record does,
 /// the schedule follows the record, and applying it again, or after later steps, changes
 /// nothing (what lets a replay apply it to a file or snapshot row that may hold it already).
 struct FiredChangeTests {

@@ -27,7 +27,7 @@ struct ScheduledReport: CustomStringConvertible {
     }
 }
 
-/// Random permission reports for one user, with DESIGN §1's shapes.
+/// Random permission reports for one user, with the documented shapes.
 enum ReportGenerator {
     /// Generated instants start here (2026-11-13T04:00:00Z) so they look like real ones.
     static let epochMilliseconds: Int64 = 1_794_542_400_000
@@ -122,7 +122,7 @@ extension Date {
 }
 
 extension PermissionReport {
-    /// Always access as DESIGN §1 defines it, from the report alone (location and services
+    /// Always access as README "What remindd does" defines it, from the report alone (location and services
     /// are never defaulted from earlier reports).
     var grantsAlwaysAccess: Bool { location == .always && locationServices }
 }

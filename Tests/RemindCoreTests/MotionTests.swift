@@ -97,7 +97,7 @@ struct MotionTests {
         #expect(String(decoding: record.jsonBytes, as: UTF8.self).contains(#""known":{"motion":{"value":"restricted""#))
     }
 
-    /// The README's example report from an Android 14 app is valid and reads as documented.
+    /// docs/api.md's example report from an Android 14 app is valid and reads as documented.
     @Test func androidExampleReportIsValid() throws {
         let body = """
             {"location":"whileInUse","accuracy":"reduced","locationServices":true,

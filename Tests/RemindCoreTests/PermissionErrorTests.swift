@@ -2,7 +2,7 @@ import RemindCore
 import Testing
 
 struct PermissionErrorTests {
-    /// Every error present at once is listed in DESIGN's precedence order.
+    /// Every error present at once is listed in the documented precedence order.
     @Test func errorsAreListedInPrecedenceOrder() {
         let permissions = Permissions(
             location: .whileInUse, accuracy: .reduced, locationServices: false, notifications: .denied)

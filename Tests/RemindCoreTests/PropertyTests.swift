@@ -102,7 +102,7 @@ struct PolicySimulation {
     }
 }
 
-/// Random configurations, reports and firings checked against DESIGN §1's invariants.
+/// Random configurations, reports and firings checked against the policy's invariants.
 struct PropertyTests {
     static let caseCount = 300
     static let delay: Int64 = 3600
@@ -288,7 +288,7 @@ struct PropertyTests {
                 }
                 return record!
             }
-            // Applied in observedAt order, the fold is the plain one DESIGN describes.
+            // Applied in observedAt order, the fold is the plain one the README describes.
             let reference = applied(reports)
             #expect(
                 reference.openEpisode?.startedAt == Self.openEpisodeStart(reports),
@@ -322,7 +322,7 @@ struct PropertyTests {
         "\(entry.permissions) \(RFC3339.format(entry.observedAt))…\(RFC3339.format(entry.lastObservedAt))"
     }
 
-    /// DESIGN §1's episode start, straight from the reports in observedAt order: the first
+    /// The episode start, straight from the reports in observedAt order: the first
     /// observation of the trailing stretch without Always access.
     static func openEpisodeStart(_ reportsInObservedOrder: [PermissionReport]) -> Date? {
         var start: Date?

@@ -4,7 +4,7 @@ import RemindTesting
 import Testing
 
 struct RFC3339Tests {
-    /// 2026-11-22T10:00:00Z, DESIGN's example due time.
+    /// 2026-11-22T10:00:00Z, an example due time.
     static let dueAt = Date(timeIntervalSince1970: 1_795_341_600)
 
     /// The instant `milliseconds` after `dueAt`, built the way a parsed timestamp is.

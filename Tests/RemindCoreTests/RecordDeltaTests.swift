@@ -3,7 +3,7 @@ import RemindCore
 import RemindTesting
 import Testing
 
-/// `RecordDelta`, a change as the log keeps it (issue 17), checked over the simulations' records:
+/// `RecordDelta`, a change as the log keeps it, checked over the simulations' records:
 /// applied to the revision it was made from it gives the new record exactly, its encoding reads
 /// back equal, any other revision refuses it, and it is small where the history is long.
 struct RecordDeltaTests {

@@ -4,7 +4,7 @@ import RemindTesting
 import Testing
 
 /// `notification.remindFor`: which errors open an episode and which reason each reminder
-/// carries (DESIGN §1). The default, errors 1–2, is today's "without Always access".
+/// carries (docs/configuration.md). The default, errors 1–2, is today's "without Always access".
 struct RemindForTests {
     let start = Fixtures.date("2026-11-15T10:00:00Z")
 

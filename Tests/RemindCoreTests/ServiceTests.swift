@@ -3,9 +3,9 @@ import RemindCore
 import RemindTesting
 import Testing
 
-/// Services (DESIGN §7): each condition, and the state a service is in when it does not hold.
+/// Services (docs/configuration.md): each condition, and the state a service is in when it does not hold.
 struct ServiceTests {
-    /// Each condition holds exactly when DESIGN §7 says; a permission never reported does not.
+    /// Each condition holds exactly when docs/configuration.md says; a permission never reported does not.
     @Test func eachConditionHoldsAsDesigned() {
         func holds(_ permissions: Permissions) -> [ServiceCondition] { permissions.conditions.members }
         #expect(

@@ -4,7 +4,7 @@ import RemindCore
 import RemindTesting
 import Testing
 
-/// The wire formats compared byte for byte with DESIGN's examples.
+/// The wire formats compared byte for byte with fixed examples.
 struct SinkEventTests {
     static let reminderFixture =
         #"{"type":"reminder","id":"u-42/1794736800/1","userID":"u-42","title":"App is unable to record trips","body":"Please grant Always access for location.","reason":"locationNotAuthorizedAlways","errors":["locationNotAuthorizedAlways"],"sequence":1,"episodeStartedAt":"2026-11-15T10:00:00Z","dueAt":"2026-11-22T10:00:00Z","createdAt":"2026-11-22T10:00:00.012Z"}"#
@@ -13,7 +13,7 @@ struct SinkEventTests {
     static let heartbeatFixture =
         #"{"type":"heartbeat","id":"u-42/heartbeat/1795000000","userID":"u-42","lastReportAt":"2026-11-24T12:00:00Z","createdAt":"2026-11-24T18:00:00.001Z"}"#
 
-    /// A reminder produced by the policy encodes to DESIGN's example exactly.
+    /// A reminder produced by the policy encodes to the fixed example exactly.
     @Test func reminderFromPolicyMatchesFixture() {
         var harness = PolicyHarness()
         harness.report(Fixtures.report(.whileInUse, at: "2026-11-15T10:00:00Z"))
@@ -21,7 +21,7 @@ struct SinkEventTests {
         #expect(harness.events.map(\.json) == [Self.reminderFixture])
     }
 
-    /// A withdraw produced by the policy encodes to DESIGN's example exactly.
+    /// A withdraw produced by the policy encodes to the fixed example exactly.
     @Test func withdrawFromPolicyMatchesFixture() {
         var harness = PolicyHarness()
         harness.report(Fixtures.report(.whileInUse, at: "2026-11-15T10:00:00Z"))
@@ -31,7 +31,7 @@ struct SinkEventTests {
         #expect(harness.events.last?.json == Self.withdrawFixture)
     }
 
-    /// A heartbeat encodes to DESIGN's example exactly.
+    /// A heartbeat encodes to the fixed example exactly.
     @Test func heartbeatMatchesFixture() {
         let event = SinkEvent.heartbeat(
             .init(
@@ -41,7 +41,7 @@ struct SinkEventTests {
         #expect(event.json == Self.heartbeatFixture)
     }
 
-    /// Each event kind has exactly DESIGN's keys, in order, and parses as JSON.
+    /// Each event kind has exactly its documented keys, in order, and parses as JSON.
     @Test func eventsHaveExactlyTheDesignKeys() throws {
         let expected: [String: [String]] = [
             "reminder": [
@@ -78,7 +78,7 @@ struct SinkEventTests {
 }
 
 struct UserStatusTests {
-    /// The user status of DESIGN §3, byte for byte, for a user in an open episode.
+    /// The user status of openapi.yaml, byte for byte, for a user in an open episode.
     @Test func userStatusMatchesDesignShape() {
         var harness = PolicyHarness()
         harness.report(

@@ -13,7 +13,7 @@ extension APITests {
         "suppressed", "failed", "deadLetters", "quarantined", "sinks", "notification", "services",
     ]
 
-    /// `/v1/status` has exactly DESIGN §3's keys, and its counts follow reports, a scheduler
+    /// `/v1/status` has exactly openapi.yaml's keys, and its counts follow reports, a scheduler
     /// pass (one delivery, one suppression) and a sink's acknowledgement.
     @Test func statusCountsUsersEpisodesAndEvents() async throws {
         try await withAPI(

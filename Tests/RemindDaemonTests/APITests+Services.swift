@@ -18,7 +18,7 @@ extension APITests {
     }
 
     /// The user status shows `permissions.motion` and each service's state with what is
-    /// missing (DESIGN §7), updated by the next report.
+    /// missing (docs/configuration.md), updated by the next report.
     @Test func userStatusShowsMotionAndServices() async throws {
         try await Self.withServices { _, client in
             let response = try await client.report(

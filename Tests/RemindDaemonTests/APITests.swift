@@ -6,13 +6,13 @@ import RemindCore
 import RemindTesting
 import Testing
 
-/// The HTTP API of DESIGN §3, in process: exact JSON shapes and every error case. The tests
+/// The HTTP API (docs/api.md, openapi.yaml), in process: exact JSON shapes and every error case. The tests
 /// are split by area over `APITests+*.swift`; this file holds reports and history.
 ///
 /// Time is the `ManualClock`'s wall time, which starts at 2026-11-15T10:00:00Z.
 @Suite(.ownThread)
 struct APITests {
-    /// The user status DESIGN §3 shows for `u-42` after one whileInUse report at the clock's start.
+    /// The user status openapi.yaml shows for `u-42` after one whileInUse report at the clock's start.
     static let whileInUseStatus = """
         {"userID":"u-42",
          "permissions":{"location":"whileInUse","accuracy":"full","locationServices":true,
@@ -24,7 +24,7 @@ struct APITests {
          "reportCount":1,"lastReportAt":"2026-11-15T10:00:00Z","locale":null,"push":null,"services":{},"group":"default"}
         """
 
-    /// A report answers 200 with the user status, every key of DESIGN §3 and nothing else.
+    /// A report answers 200 with the user status, every key of openapi.yaml and nothing else.
     @Test func reportAnswersUserStatusWhenValid() async throws {
         try await withAPI { _, client in
             let response = try await client.post(
@@ -36,7 +36,7 @@ struct APITests {
         }
     }
 
-    /// Absent fields take DESIGN §1's defaults: full accuracy, services on, notifications
+    /// Absent fields take their defaults: full accuracy, services on, notifications
     /// `unknown`, no time zone, observed when received.
     @Test func reportFillsDefaultsWhenFieldsAreAbsent() async throws {
         try await withAPI { api, client in

@@ -8,7 +8,7 @@ import Testing
 
 @testable import RemindDaemon
 
-/// `RepeatReportHandler` storing a change itself (issue 17), on a channel whose store is held
+/// `RepeatReportHandler` storing a change itself, on a channel whose store is held
 /// at a gate: what arrives meanwhile (a pipelined request, a graceful shutdown's quiesce) waits
 /// until the answer is written, and a store error hands the request to Hummingbird whole.
 struct ChangeHandlerTests {

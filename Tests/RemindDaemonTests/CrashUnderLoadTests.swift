@@ -9,7 +9,7 @@ import Testing
     import Glibc
 #endif
 
-/// DESIGN's durability promise under fire: 64 clients posting changes, `kill -9` at a random
+/// The durability promise (docs/operations.md) under fire: 64 clients posting changes, `kill -9` at a random
 /// moment, restart. `make test` runs 3 rounds of 4 s; `make soak` (REMINDD_SOAK=1) 20 of 10 s.
 @Suite(.ownThread, .serialized)
 struct CrashUnderLoadTests {

@@ -16,7 +16,7 @@ struct EndToEndTests {
         return object
     }
 
-    /// A whileInUse report yields exactly one reminder with DESIGN's fields; granting Always
+    /// A whileInUse report yields exactly one reminder with the documented fields; granting Always
     /// afterwards yields the withdraw naming it; SIGTERM ends the daemon with 0.
     @Test func reminderThenWithdraw() async throws {
         let daemon = try DaemonProcess(configuration: #""notification":{"notificationTriggerDelay":2}"#)

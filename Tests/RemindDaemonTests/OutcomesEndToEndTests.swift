@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// The real binary measuring whether reminders work (DESIGN §5): a 50 % holdout over 400
+/// The real binary measuring whether reminders work (docs/outcomes.md): a 50 % holdout over 400
 /// users, held-out reminders recorded and never sent, the outcomes log exact across `kill -9`,
 /// `/v1/stats` the same after a restart, and promtool on the rules and on a live `/metrics`.
 @Suite(.ownThread, .serialized)

@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// More than one instance on one PostgreSQL database (DESIGN §2): real daemons, each with its
+/// More than one instance on one PostgreSQL database (docs/operations.md): real daemons, each with its
 /// own socket and file sink (the same sink name), on a real server started by the test.
 @Suite(.ownThread, .serialized, .enabled(if: PostgresServer.isInstalled, "needs Debian's postgresql"))
 struct PostgresEndToEndTests {

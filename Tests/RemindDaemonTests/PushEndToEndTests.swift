@@ -11,7 +11,7 @@ import _CryptoExtras
     import Glibc
 #endif
 
-/// The real binary with an `apns` sink against a local HTTP/2 TLS APNs server (DESIGN §6):
+/// The real binary with an `apns` sink against a local HTTP/2 TLS APNs server (docs/push.md):
 /// crash recovery, a dead token seen in the user status, `remindctl user` and `/metrics`, and
 /// start-up refusals of bad key files.
 @Suite(.ownThread, .serialized)

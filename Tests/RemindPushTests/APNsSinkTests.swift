@@ -9,13 +9,13 @@ import Synchronization
 import Testing
 import _CryptoExtras
 
-/// The `apns` sink against a local HTTP/2 TLS server speaking the provider API (DESIGN §6).
+/// The `apns` sink against a local HTTP/2 TLS server speaking the provider API (docs/push.md "APNs").
 @Suite(.ownThread)
 struct APNsSinkTests {
     static let token = PushHarness.apnsToken(1)
 
     /// A reminder is an alert with every header APNs wants, a JWT that verifies with the key's
-    /// public half, and the payload of DESIGN §6, byte for byte.
+    /// public half, and the payload of docs/push.md, byte for byte.
     @Test func reminderIsAnAlertWithTheDocumentedHeadersAndPayload() async throws {
         let harness = try PushHarness()
         try await harness.report("u-1", push: .set(PushAddress(service: .apns, token: Self.token.uppercased())))

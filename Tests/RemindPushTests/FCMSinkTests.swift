@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 /// The `fcm` sink against a local HTTP/2 TLS server speaking Google's OAuth token endpoint
-/// and FCM HTTP v1 (DESIGN §6).
+/// and FCM HTTP v1 (docs/push.md "FCM").
 @Suite(.ownThread)
 struct FCMSinkTests {
     static let token = PushHarness.fcmToken(1)

@@ -5,7 +5,7 @@ import Testing
 
 @testable import RemindStore
 
-/// A change of a known user is logged as a `RecordDelta` (issue 17): a line the size of the
+/// A change of a known user is logged as a `RecordDelta`: a line the size of the
 /// change, replayed onto the revision in the user's file, skipped where the file holds it.
 @Suite(.ownThread)
 struct ChangeLogTests {

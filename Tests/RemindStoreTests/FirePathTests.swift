@@ -5,7 +5,7 @@ import Testing
 
 @testable import RemindStore
 
-/// Due users whose records are not in memory are fired from their schedule rows (issue 17):
+/// Due users whose records are not in memory are fired from their schedule rows:
 /// the events and records are exactly what firing the records gives, the user file catches up
 /// at a checkpoint, and a crash at any point neither loses a delivery nor sends one twice.
 @Suite(.ownThread)

@@ -4,7 +4,7 @@ import RemindStore
 import RemindTesting
 import Testing
 
-/// The outcomes log (DESIGN §5): every closed episode once, durable with the report that
+/// The outcomes log (docs/outcomes.md): every closed episode once, durable with the report that
 /// closed it, whichever moment a crash picks.
 @Suite(.ownThread)
 struct OutcomeLogTests {
@@ -89,7 +89,7 @@ struct OutcomeLogTests {
         #expect(outcome.outcome == .forgotten && outcome.closedAt == deletedAt)
     }
 
-    /// The exact keys of DESIGN §5, in the file named by the month the episode closed in.
+    /// The exact keys of docs/outcomes.md, in the file named by the month the episode closed in.
     @Test func outcomeLineHasExactlyTheDocumentedKeys() throws {
         let outcome = EpisodeOutcome(
             userID: Fixtures.userID("u-1"), group: "mileage", reason: .locationNotAuthorizedAlways,

@@ -6,7 +6,7 @@ import Testing
 
 @testable import RemindStore
 
-/// Repeated reports answered from memory (issue 17): the answer is the record's status, no
+/// Repeated reports answered from memory: the answer is the record's status, no
 /// log record is written, and what a crash loses is exactly the repeats' counters since the
 /// last checkpoint.
 @Suite(.ownThread)

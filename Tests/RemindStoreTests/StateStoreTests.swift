@@ -42,7 +42,7 @@ struct StateStoreTests {
     }
 
     /// Recovery from the snapshot plus the log gives exactly the state that reading every
-    /// user file plus the log gives (DESIGN §2).
+    /// user file plus the log gives (docs/operations.md).
     @Test func snapshotRecoveryEqualsFullScan() async throws {
         let fixture = try StoreFixture()
         let policy = ReminderPolicy(

@@ -1,4 +1,4 @@
-/// The experiment of DESIGN §5: a holdout that gets no reminders, and copy variants, so an
+/// The experiment (docs/outcomes.md): a holdout that gets no reminders, and copy variants, so an
 /// operator can tell whether reminders work and which words work best.
 ///
 /// Each episode is assigned a group when it opens, by stable hashes of the user ID: `holdout`

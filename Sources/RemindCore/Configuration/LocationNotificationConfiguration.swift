@@ -1,5 +1,5 @@
 /// What reminders say and how often they come: Zendrive's `LocationNotificationConfiguration`,
-/// with its exact names and defaults, and what remindd adds to it (DESIGN §1): the errors that
+/// with its exact names and defaults, and what remindd adds to it (docs/configuration.md): the errors that
 /// open an episode (`remindFor`) and the rest of the `default` copy set (`byReason`,
 /// `localizations`).
 public struct LocationNotificationConfiguration: Sendable, Equatable {

@@ -17,9 +17,9 @@ public struct PolicyConfiguration: Sendable, Equatable {
     public var historyMaxEntries: Int
     /// Closed episodes kept per user (with their deliveries) for support; older ones drop.
     public var closedEpisodesKept: Int
-    /// The services whose state each user's permissions decide (DESIGN §7), by name.
+    /// The services whose state each user's permissions decide (docs/configuration.md), by name.
     public var services: [ServiceDefinition]
-    /// The holdout and copy variants (DESIGN §5).
+    /// The holdout and copy variants (docs/outcomes.md).
     public var experiment: Experiment
 
     public init(

@@ -1,4 +1,4 @@
-/// The words of a reminder: a title and a body per reason and per language (DESIGN §1 Copy).
+/// The words of a reminder: a title and a body per reason and per language (docs/configuration.md).
 ///
 /// The `notification` block of the configuration is the copy set of the `default` variant;
 /// an experiment variant is a whole copy set of its own, so a user in a variant never gets

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the push sinks (DESIGN §6) look up a user's device and report a dead one. Declared
+/// Where the push sinks (docs/push.md) look up a user's device and report a dead one. Declared
 /// here, like `OutboxSource`, because both sides use it: every `StateStore` is one
 /// (RemindStore), and the `apns` and `fcm` sinks read one (RemindPush).
 ///

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What remindd tells the outside world: one JSON object per event, the same bytes for every
-/// sink. Each kind has exactly the keys of DESIGN §1, in that order.
+/// sink. Each kind has a fixed set of keys, always in the same order.
 public enum SinkEvent: Sendable, Equatable {
     case reminder(Reminder)
     case withdraw(Withdraw)
@@ -114,7 +114,7 @@ public enum SinkEvent: Sendable, Equatable {
         }
     }
 
-    /// The event's JSON: compact, keys in DESIGN's order, no trailing newline.
+    /// The event's JSON: compact, keys in that order, no trailing newline.
     public var jsonBytes: [UInt8] {
         var writer = JSONWriter(reservingCapacity: 320)
         writer.beginObject()

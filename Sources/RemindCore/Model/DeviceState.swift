@@ -2,7 +2,7 @@ import Foundation
 
 /// What a user's reports say about their device that is not a permission: the push address
 /// and the locale. Neither is part of the fold or of history; the newest report *received*
-/// wins, whatever its `observedAt` (DESIGN §1), because a device that re-registers sends its
+/// wins, whatever its `observedAt`, because a device that re-registers sends its
 /// new token with the time it reports, not the time the token changed.
 public struct DeviceState: Sendable, Equatable {
     /// BCP 47 tag as sent, e.g. `de-CH`.

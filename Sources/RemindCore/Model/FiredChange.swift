@@ -1,6 +1,6 @@
 import Foundation
 
-/// What firing a user changed, as a delta on their record (issue 17): the delivery appended to
+/// What firing a user changed, as a delta on their record (ARCHITECTURE.md "Glossary"): the delivery appended to
 /// the open episode (or its suppression recorded) and the heartbeat's boundary. The scheduler
 /// computes it from the user's `UserSchedule` alone (`ReminderPolicy.fire(_:now:daemonStartedAt:)`),
 /// so the files backend logs it and emits the events without reading the user's file; the

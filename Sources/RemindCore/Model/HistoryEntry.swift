@@ -89,7 +89,7 @@ public struct Delivery: Sendable, Equatable {
     public var dueAt: Date
     /// When the policy sent it: the next one of a recurring series is due a delay after this.
     public var deliveredAt: Date
-    /// Held out (the episode is in the experiment's holdout, DESIGN §5): recorded at its due
+    /// Held out (the episode is in the experiment's holdout, docs/outcomes.md): recorded at its due
     /// time so the series goes on exactly as if sent, but nothing was emitted.
     public var heldOut: Bool
 
@@ -112,7 +112,7 @@ public struct Episode: Sendable, Equatable {
     public var suppressedCount: Int
     /// The reminder now due was suppressed and waits for notifications to come back.
     public var isSuppressed: Bool
-    /// The experiment group it was assigned when it opened (DESIGN §5): `default`, a variant's
+    /// The experiment group it was assigned when it opened (docs/outcomes.md): `default`, a variant's
     /// name, or `holdout`. Kept with the episode, so a configuration change never moves it.
     public var group: String
     /// The reason it opened with; nil for episodes stored before reasons were kept.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A user's repeated reports as the write-ahead log keeps them between a checkpoint and the
-/// fold into their file (issue 17): the absolute `reportCount` they bring the record to, and
+/// fold into their file (ARCHITECTURE.md "Glossary"): the absolute `reportCount` they bring the record to, and
 /// what `RepeatedReports` holds, except that of the run's observation times only the newest
 /// is kept (each repeat usually has its own, and sixteen per user made the log lines four
 /// times as long; the older ones matter only to where a late report splits the run).

@@ -33,7 +33,7 @@ public struct PermissionErrorSet: Sendable, Hashable {
     /// The member first in precedence order.
     public var first: PermissionErrorType? { PermissionErrorType.allCases.first(where: contains) }
 
-    /// DESIGN §1's default: errors 1–2, "without Always access".
+    /// The default of `notification.remindFor`: errors 1–2, "without Always access".
     public static let defaultRemindFor = PermissionErrorSet([.locationServicesTurnedOff, .locationNotAuthorizedAlways])
 
     /// The errors a reminder may be sent for. `notificationsTurnedOff` never is: such a

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A validated permission report: what a device observed, with the defaults of DESIGN §1
+/// A validated permission report: what a device observed, with the defaults for absent fields
 /// applied except those that depend on the user's earlier reports.
 public struct PermissionReport: Sendable, Equatable {
     /// How far in the future `observedAt` may be before the report is refused: device clocks

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The push service a device token belongs to (DESIGN §6).
+/// The push service a device token belongs to (docs/push.md).
 public enum PushService: String, Sendable, CaseIterable {
     case apns
     case fcm

@@ -1,5 +1,5 @@
 /// A change to a user's record as the write-ahead log keeps it: what the change made, not the
-/// whole record (issue 17).
+/// whole record (a delta, ARCHITECTURE.md "Glossary").
 ///
 /// The members of a record are small but for its history (up to `historyMaxEntries` entries)
 /// and its episodes (up to `closedEpisodesKept` + 1), both newest first; a report that changes a

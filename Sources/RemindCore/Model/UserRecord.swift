@@ -29,7 +29,7 @@ public struct UserRecord: Sendable, Equatable {
     public var knownTimeZone: Known<String>?
     /// The newest explicitly reported motion state, by `observedAt` (as the two above).
     public var knownMotion: Known<MotionAuthorization>?
-    /// The push address and locale, newest report received first (DESIGN §1).
+    /// The push address and locale, newest report received first (see `DeviceState`).
     public var device: DeviceState
 
     /// A reported value with the observation it came from.

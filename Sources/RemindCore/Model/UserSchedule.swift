@@ -6,13 +6,13 @@ import Foundation
 /// remindd keeps one of these in memory for every user (the user files are read on demand),
 /// and the start-up snapshot stores exactly this, so it is small: no history, one date per
 /// fact the policy's timing rules read. It holds everything `ReminderPolicy.fire` needs, so a
-/// due reminder is built without reading the user's file (issue 17).
+/// due reminder is built without reading the user's file (ARCHITECTURE.md "The fire path").
 public struct UserSchedule: Sendable, Equatable {
     public var userID: UserID
     /// The current errors: the policy takes a reminder's reason from them (the first that
     /// `notification.remindFor` lists), so a reload that changes `remindFor` needs no re-read.
     public var errors: PermissionErrorSet
-    /// The service conditions that hold now: users are counted by them (DESIGN §7).
+    /// The service conditions that hold now: users are counted by them (docs/configuration.md).
     public var conditions: ServiceConditions
     public var notificationsDeliverable: Bool
     public var timeZone: String?
@@ -24,7 +24,7 @@ public struct UserSchedule: Sendable, Equatable {
     public var lastReportAt: Date
     public var lastHeartbeatAt: Date?
     /// The open episode's experiment group and opening reason: what `/v1/stats` counts open
-    /// episodes by, without reading user files (DESIGN §5).
+    /// episodes by, without reading user files (docs/outcomes.md).
     public var episodeGroup: String?
     public var episodeReason: PermissionErrorType?
     /// The device's locale: the language a reminder fired from the schedule alone is worded in.

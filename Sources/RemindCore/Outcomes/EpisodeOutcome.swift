@@ -1,6 +1,6 @@
 import Foundation
 
-/// A closed episode as the outcomes log keeps it (DESIGN §5): one JSON line in
+/// A closed episode as the outcomes log keeps it (docs/outcomes.md): one JSON line in
 /// `outcomes/outcomes-YYYY-MM.jsonl` (the month of `closedAt`, UTC), exactly these keys:
 /// `{"userID","group","reason","startedAt","closedAt","outcome","reminders","platform"}`.
 public struct EpisodeOutcome: Sendable, Equatable, Hashable {

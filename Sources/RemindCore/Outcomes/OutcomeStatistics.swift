@@ -1,7 +1,7 @@
 import Foundation
 
 /// Every closed episode, packed, so that `/v1/stats` is answered from memory for any window:
-/// a scan of 1,000,000 entries of 24 bytes, no file read (DESIGN §5, `make bench`).
+/// a scan of 1,000,000 entries of 24 bytes, no file read (`make bench` W7).
 ///
 /// Open episodes are not kept here: the store adds them from its schedule rows at query
 /// time, since they change with every report.
@@ -181,7 +181,7 @@ private struct Tally {
 
 /// Times to fix, for their quantiles: exact (kept and sorted) up to `exactLimit` values, then a
 /// histogram with buckets 1 % wide, so a million episodes cost a pass, not a sort, and every
-/// quantile is within 1 % (DESIGN §5).
+/// quantile is within 1 %.
 struct TimeToFix {
     static let exactLimit = 20_000
     /// log(1.01): bucket `b` holds values in [1.01^b − 1, 1.01^(b+1) − 1).

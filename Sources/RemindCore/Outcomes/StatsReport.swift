@@ -1,6 +1,6 @@
 import Foundation
 
-/// The answer to `GET /v1/stats` (DESIGN §5): the episodes that opened in `[since, until)`, by
+/// The answer to `GET /v1/stats` (docs/outcomes.md): the episodes that opened in `[since, until)`, by
 /// experiment group and by reason, with resolution rates, their Wilson 95 % intervals, time to
 /// fix, and each group's uplift over the holdout.
 public struct StatsReport: Sendable, Equatable {

@@ -10,7 +10,7 @@ public struct ReportOutcome: Sendable, Equatable {
     /// Events to send: a withdraw when an episode with delivered reminders closed.
     public var events: [SinkEvent]
     public var transitions: [EpisodeTransition]
-    /// Episodes this report closed, for the outcomes log (DESIGN §5).
+    /// Episodes this report closed, for the outcomes log (docs/outcomes.md).
     public var outcomes: [EpisodeOutcome]
 
     public init(

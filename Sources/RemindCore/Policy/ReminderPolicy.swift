@@ -1,6 +1,6 @@
 import Foundation
 
-/// The reminder policy of DESIGN §1 as pure functions of (user record, configuration, now).
+/// The reminder policy (README "What remindd does") as pure functions of (user record, configuration, now).
 ///
 /// It never reads a clock, a file or the network: callers pass `now` and the time the daemon
 /// started, and do whatever I/O the returned events and records call for. That is what lets

@@ -1,4 +1,4 @@
-/// A condition a service needs (DESIGN §7), after MOVE's services that stop in a
+/// A condition a service needs (docs/configuration.md), after MOVE's services that stop in a
 /// `permissionMissing` state when a permission they require is missing.
 ///
 /// Declared in the order answers list them.

@@ -1,4 +1,4 @@
-/// One configured service (`services.<name>` in the configuration, DESIGN §7): the conditions
+/// One configured service (`services.<name>` in the configuration, docs/configuration.md): the conditions
 /// it cannot run without and those without which it runs degraded.
 public struct ServiceDefinition: Sendable, Equatable {
     /// `[a-z0-9_-]{1,64}`: it becomes a metric label and a JSON key.
