@@ -341,8 +341,8 @@ def w1():
         changed = metric(daemon, "remindd_report_changes_total")
         ours[mix] = loadgen("run", daemon.socket, CONNS, SECONDS, W1_USERS, change, "u", "whileInUse")
         ours[mix]["cpu_us"] = (cpu_seconds(daemon.pid) - used) * 1e6 / max(1, ours[mix]["requests"])
-        # What the write-ahead log takes per change (a whole record per change before issue 17's
-        # deltas); repeats add their small entries at checkpoints.
+        # What the write-ahead log takes per change (a whole record per change before changes were
+        # logged as deltas); repeats add their small entries at checkpoints.
         ours[mix]["log_bytes"] = (metric(daemon, "remindd_log_bytes_total") - logged) / max(
             1, metric(daemon, "remindd_report_changes_total") - changed)
         log(f"W1 {mix}: {ours[mix]}")
@@ -666,7 +666,7 @@ def w6():
 
 
 def w7():
-    """GET /v1/stats over W7_EPISODES closed episodes (DESIGN §5: from memory, under 100 ms)."""
+    """GET /v1/stats over W7_EPISODES closed episodes (answered from memory; goal: under 100 ms)."""
     daemon = Remindd("w7")
     outcomes = os.path.join(daemon.state, "outcomes")
     os.makedirs(outcomes, exist_ok=True)
