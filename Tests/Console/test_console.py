@@ -188,17 +188,24 @@ def daemon():
     instance = Daemon(binary, work)
     try:
         instance.wait_ready()
-        # Reported two hours ago without Always access: reminded at once (the exec sink fails).
-        for index in range(1, 9):
-            instance.report(f"late-{index}", observed_at=now_iso(-7200), locale="de-CH", platform="iOS 18.1", appVersion="4.2.0")
+        # Reported two to five hours ago without Always access: reminded at once (and the
+        # exec sink fails, so each event becomes a dead letter).
+        late = range(1, 37)
+        for index in late:
+            instance.report(f"late-{index}", observed_at=now_iso(-7200 - 300 * index), locale="de-CH",
+                            platform="iOS 18.1", appVersion="4.2.0")
         # Reported now: their reminders are pending for an hour.
         for index in range(1, 5):
             instance.report(f"fresh-{index}", accuracy="reduced", platform="android 14")
         instance.report("u@example.com", location="always")
         instance.wait_settled()
-        # Some episodes end after their reminder: resolved outcomes and withdraw events.
-        for index in (1, 2, 3):
-            instance.report(f"late-{index}", location="always")
+        # Some episodes end after their reminder, more often in some groups than in others:
+        # resolved outcomes (with different times to fix) and withdraw events.
+        share = {"default": 50, "short": 75, "holdout": 25}
+        for index in late:
+            group = instance.get(f"/v1/users/late-{index}")["group"]
+            if index * 37 % 100 < share.get(group, 50):
+                instance.report(f"late-{index}", location="always")
         instance.wait_settled()
         yield instance
     finally:
@@ -249,12 +256,13 @@ class Browser:
         return self.driver.find_elements(By.CSS_SELECTOR, css)
 
     def text(self, css):
-        elements = self.find(css)
-        return elements[0].text if elements else None
+        """The rendered text of the first match, read in one script so a re-render cannot intervene."""
+        return self.driver.execute_script(
+            "const e = document.querySelector(arguments[0]); return e ? e.innerText : null;", css
+        )
 
     def field(self, path):
-        elements = self.driver.find_elements(By.CSS_SELECTOR, f'[data-field="{path}"]')
-        return elements[0].text if elements else None
+        return self.text(f'[data-field="{path}"]')
 
     def fields(self, prefix=""):
         """Every data-field on the page whose path starts with `prefix`, path -> (text, data-value)."""
@@ -506,6 +514,18 @@ def test_user_page_shows_the_explanation(daemon, browser):
     browser.wait(lambda: browser.field("notFound"), "an unknown user is reported")
     assert "No such user" in browser.field("notFound")
     browser.assert_clean(expected_statuses=(401, 404))
+
+
+def test_user_page_shows_the_last_reported_platform_and_app_version(daemon, browser):
+    """The status shows the platform and app version of the user's last report."""
+    browser.signed_in(daemon.tokens["read"], "#/users/late-8")
+    browser.wait(lambda: browser.field("platform") is not None, "the status appears")
+    status = daemon.get("/v1/users/late-8", scope="read")
+    assert status.get("platform") == "iOS 18.1", f"GET /v1/users/late-8 has no platform: {sorted(status)}"
+    assert status.get("appVersion") == "4.2.0", f"GET /v1/users/late-8 has no appVersion: {sorted(status)}"
+    assert browser.field("platform") == "iOS 18.1"
+    assert browser.field("appVersion") == "4.2.0"
+    browser.assert_clean()
 
 
 def test_reminders_list_and_due_before_filter(daemon, browser):
