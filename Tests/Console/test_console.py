@@ -23,8 +23,11 @@ from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+# Selenium Manager must never try to download a browser or a driver.
+os.environ.setdefault("SE_OFFLINE", "true")
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / ".build" / "console-artifacts"
 CONSOLE_FILES = REPO / "Sources" / "RemindDaemon" / "Console"
@@ -609,6 +612,13 @@ def test_every_page_renders_and_screenshots(daemon, browser):
         assert not browser.find("main [role=alert]"), f"{name}: {browser.text('main [role=alert]')}"
         current = browser.find('nav [aria-current="page"]')
         assert len(current) == 1
+        unlabelled = browser.driver.execute_script(
+            "return [...document.querySelectorAll('input, select, textarea')]"
+            ".filter(e => e.type !== 'hidden' && e.labels.length === 0).map(e => e.outerHTML)"
+            ".concat([...document.querySelectorAll('button')].filter(b => !b.textContent.trim()).map(b => b.outerHTML))"
+        )
+        assert not unlabelled, f"{name}: controls without a label: {unlabelled}"
+        assert browser.find("main h1"), f"{name} has no heading"
         browser.screenshot(name)
     reminders = daemon.get("/v1/reminders?limit=100")["reminders"]
     browser.go("#/reminders")
@@ -623,6 +633,27 @@ def test_every_page_renders_and_screenshots(daemon, browser):
     docs.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(ARTIFACTS / "overview.png", docs / "console-overview.png")
     shutil.copyfile(ARTIFACTS / "outcomes.png", docs / "console-outcomes.png")
+    browser.assert_clean()
+
+
+def test_keyboard_follows_a_navigation_link(daemon, browser):
+    """Tab reaches the navigation's links, Enter follows one, and focus moves to the page."""
+    browser.signed_in(daemon.tokens["read"])
+    keys = webdriver.ActionChains(browser.driver)
+    visited = []
+    for _ in range(12):
+        keys.send_keys(Keys.TAB).perform()
+        focused = browser.driver.switch_to.active_element
+        if focused.tag_name == "a" and focused.get_attribute("data-page"):
+            visited.append(focused.get_attribute("data-page"))
+        if focused.get_attribute("data-page") == "outcomes":
+            break
+    assert "outcomes" in visited, f"Tab reached only {visited}"
+    keys.send_keys(Keys.ENTER).perform()
+    browser.wait(lambda: browser.driver.execute_script("return location.hash") == "#/outcomes", "Enter follows the link")
+    browser.wait(lambda: browser.find('[aria-current="page"][href="#/outcomes"]'), "the link is marked current")
+    assert browser.driver.switch_to.active_element.tag_name == "main", "focus moves to the new page"
+    browser.wait(lambda: browser.find("svg.chart"), "the outcomes page loads")
     browser.assert_clean()
 
 
