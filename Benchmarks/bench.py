@@ -16,6 +16,8 @@ Environment (all optional):
   W6_USERS=10000   due reminders pushed to a local HTTP/2 APNs peer, W6_CONCURRENCY=64,256 streams
   W7_EPISODES=1000000  closed episodes in the outcomes log for W7 (GET /v1/stats), W7_QUERIES=20
   W8_USERS=20000, W8_FIRE=20000  W8: ingest and fire on PostgreSQL (1 and 2 instances) beside files
+  W10: the console's first load in headless Chromium, /v1/status p99 under 10 refreshing consoles
+  CONSOLE_PYTHON  the python with selenium for W10 (bench.sh passes the console tests' virtualenv)
   KEEP=1           keep the temp directory (for debugging)
 """
 import glob
@@ -707,6 +709,48 @@ def w7():
         None, "—", None)
 
 
+def w10():
+    """The console: bench.py starts remindd with a TCP listener and a token, seeds W1's users,
+    and console_bench.py (selenium, in the console tests' virtualenv) measures in Chromium."""
+    daemon = Remindd("w10")
+    port = free_port()
+    tokens = os.path.join(daemon.dir, "tokens")
+    token = "w10-" + os.urandom(16).hex()
+    with open(tokens, "w") as file:
+        file.write(f"bench read {token}\n")
+    daemon.extra = {"listen": {"socket": daemon.socket, "tcp": f"127.0.0.1:{port}", "tokensFile": tokens}}
+    daemon.start()
+    seed = loadgen("seed", daemon.socket, CONNS, W1_USERS, "u", "whileInUse")
+    log(f"W10: seeded {W1_USERS} users at {seed.get('rate', 0):,.0f}/s")
+    settle(daemon)
+    python = ENV.get("CONSOLE_PYTHON", "python3")
+    output = subprocess.run(
+        [python, os.path.join(HERE, "console_bench.py"), f"http://127.0.0.1:{port}", token, daemon.socket, LOADGEN,
+         str(W1_USERS), str(SECONDS), str(CONNS)], capture_output=True, text=True, timeout=900,
+        env=dict(os.environ, SE_OFFLINE="true"))
+    daemon.stop()
+    if output.returncode != 0:
+        raise RuntimeError(f"console_bench failed: {output.stderr.strip()[-2000:]}")
+    row = json.loads(output.stdout.strip().splitlines()[-1])
+    log(f"W10: {row}")
+    first = row["first_load"]
+    add("W10 console first load (HTML + files, cold)", "KiB / ms", f"{first['bytes'] / 1024:.1f} / {first['ms']:.0f}",
+        "—", "—", None, "—", None)
+    for key, label in (("status_idle", "no console"), ("status_10_consoles", "10 consoles"),
+                       ("status_10_consoles_w1a", "10 consoles + W1a load")):
+        sample = row[key]
+        add(f"W10 /v1/status p50 / p99, {label}", "ms", f"{sample['p50']:.2f} / {sample['p99']:.2f}", "—", "—",
+            None, "p99 ≤ 100 ms", sample["p99"] <= 100)
+    if row.get("consoles_showing") != 10:
+        notes.append(f"W10: only {row.get('consoles_showing')} of 10 consoles still showed the overview")
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def machine():
     model = "?"
     with open("/proc/cpuinfo") as file:
@@ -760,6 +804,8 @@ def main():
         if 8 in WORKLOADS:
             import postgres_bench
             postgres_bench.w8(sys.modules[__name__])
+        if 10 in WORKLOADS:
+            w10()
     except Exception as error:  # print what was measured before the failure
         notes.append(f"run failed: {error}")
         raise

@@ -32,6 +32,12 @@ fi
 python3 -c 'import apscheduler, sys; sys.exit(apscheduler.__version__[0] != "3")' 2>/dev/null ||
     python3 -m pip install -q 'apscheduler>=3,<4'
 export PATH="$PATH:/usr/sbin:/sbin"
+# W10 drives the console in Debian's headless Chromium with selenium from the tests' virtualenv.
+if [[ ",${W:-}," == *",10,"* ]]; then
+    "$here/../scripts/ensure-deps.sh" chromium chromium-driver
+    CONSOLE_PYTHON=$("$here/../scripts/console-venv.sh")
+    export CONSOLE_PYTHON
+fi
 
 build="$(mktemp -d -t remindd-loadgen.XXXXXX)"
 trap 'rm -rf "$build"' EXIT

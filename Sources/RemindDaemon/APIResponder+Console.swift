@@ -24,7 +24,8 @@ extension APIResponder {
     private func consoleFile(_ request: Request, segments: ArraySlice<Substring>) -> Response {
         guard request.method == .get || request.method == .head else {
             var response = HTTPResponses.problem(405, "Method not allowed", "the console's files are read with GET")
-            response.headers[.allow] = "GET, HEAD"
+            // HEAD is served as well, as for any GET resource; Allow names what the API documents.
+            response.headers[.allow] = "GET"
             return response
         }
         guard let first = segments.first else {

@@ -23,7 +23,8 @@ struct OpenAPIDocumentTests {
         Route("/v1/users/{userID}/explain", "GET"), Route("/v1/reminders", "GET"), Route("/v1/status", "GET"),
         Route("/v1/stats", "GET"),
         Route("/v1/reload", "POST"), Route("/v1/config", "GET"), Route("/metrics", "GET"),
-        Route("/v1/dead-letters", "GET"), Route("/v1/dead-letters/replay", "POST"),
+        Route("/v1/dead-letters", "GET"), Route("/v1/dead-letters/replay", "POST"), Route("/v1/whoami", "GET"),
+        Route("/ui/", "GET"),
     ]
 
     static let documentPath = URL(fileURLWithPath: #filePath)
