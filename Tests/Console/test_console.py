@@ -587,6 +587,13 @@ def test_wrong_token_brings_the_form_back_with_an_error(daemon, browser):
     assert browser.driver.execute_script("return sessionStorage.length") == 0, "a refused token is not kept"
     browser.sign_in(daemon.tokens["read"])
     browser.wait(lambda: browser.field("whoami.name") == "viewer", "a good token signs in")
+    # A token refused later (here: replaced behind the page's back) brings the form back at
+    # the overview's next refresh.
+    browser.driver.execute_script("sessionStorage.setItem('remindd.token', 'revoked-token-revoked-token')")
+    browser.wait(lambda: browser.find("#login-error:not([hidden])"), "a later 401 shows the form", timeout=12)
+    assert not browser.find("#nav a"), "the navigation is gone with the credentials"
+    browser.sign_in(daemon.tokens["read"])
+    browser.wait(lambda: browser.field("whoami.name") == "viewer", "signing in again works")
     # Sign out clears the session.
     browser.find("#who button")[0].click()
     browser.wait(lambda: browser.find("#token"), "signing out shows the form")
