@@ -2,7 +2,8 @@
 # Runs the web console's browser tests (Tests/Console) in headless Chromium against the real
 # remindd binary: sign-in per token scope, every figure against the API answer, replay,
 # forget, the response headers, no console error and no request to another origin.
-# Screenshots and the first-load figures land in .build/console-artifacts.
+# Screenshots and the first-load figures land in .build/console-artifacts;
+# CONSOLE_UPDATE_DOCS_IMAGES=1 also copies the overview and outcomes ones to docs/images.
 #
 #   scripts/console-tests.sh [REMINDD_BINARY] [PYTEST_ARGS…]
 #
@@ -33,4 +34,4 @@ fi
 mkdir -p "$top/.build/console-artifacts"
 cd "$top"
 REMINDD_BINARY=$(realpath "$binary") SE_OFFLINE=true PYTHONDONTWRITEBYTECODE=1 \
-    "$venv/bin/python" -m pytest -p no:cacheprovider -s -v "$@" "$top/Tests/Console/test_console.py"
+    "$venv/bin/python" -m pytest -p no:cacheprovider -s -v "$@" "$top/Tests/Console"

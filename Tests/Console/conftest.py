@@ -1,0 +1,52 @@
+"""Fixtures of the console's browser tests: one daemon for the session, a browser per test."""
+
+import os
+import shutil
+import tempfile
+
+import pytest
+
+from harness import Browser, Daemon, now_iso
+
+@pytest.fixture(scope="session")
+def daemon():
+    binary = os.environ.get("REMINDD_BINARY")
+    if not binary or not os.access(binary, os.X_OK):
+        pytest.fail(f"REMINDD_BINARY must name the remindd binary (got {binary!r})")
+    work = tempfile.mkdtemp(prefix="remindd-console-")
+    instance = Daemon(binary, work)
+    try:
+        instance.wait_ready()
+        # Reported two to five hours ago without Always access: reminded at once (and the
+        # exec sink fails, so each event becomes a dead letter).
+        late = range(1, 37)
+        for index in late:
+            instance.report(f"late-{index}", observed_at=now_iso(-7200 - 300 * index), locale="de-CH",
+                            platform="iOS 18.1", appVersion="4.2.0")
+        # Reported now: their reminders are pending for an hour.
+        for index in range(1, 5):
+            instance.report(f"fresh-{index}", accuracy="reduced", platform="android 14")
+        instance.report("u@example.com", location="always")
+        instance.wait_settled()
+        # Some episodes end after their reminder, more often in some groups than in others:
+        # resolved outcomes (with different times to fix) and withdraw events.
+        share = {"default": 50, "short": 75, "holdout": 25}
+        for index in late:
+            group = instance.get(f"/v1/users/late-{index}")["group"]
+            if index * 37 % 100 < share.get(group, 50):
+                instance.report(f"late-{index}", location="always")
+        instance.wait_settled()
+        yield instance
+    finally:
+        code = instance.stop()
+        if code != 0:
+            print(instance.log_tail())
+        shutil.rmtree(work, ignore_errors=True)
+    assert code == 0, f"remindd exited with {code} on SIGTERM"
+
+
+@pytest.fixture
+def browser(daemon):
+    instance = Browser(daemon.base)
+    yield instance
+    instance.quit()
