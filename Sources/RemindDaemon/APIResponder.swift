@@ -31,7 +31,7 @@ public struct APIResponder: HTTPResponder {
         }
         let isWhoAmI = segments.count == 2 && segments[0] == "v1" && segments[1] == "whoami"
         let caller: Caller?
-        switch await access.authorize(request, segments: segments, context: context, identify: isWhoAmI) {
+        switch access.authorize(request, segments: segments, context: context, identify: isWhoAmI) {
         case .success(let known): caller = known
         case .failure(let problem): return HTTPResponses.problem(problem)
         }

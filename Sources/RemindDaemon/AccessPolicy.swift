@@ -3,7 +3,6 @@ import Hummingbird
 import NIOCore
 import RemindAPI
 import RemindConfig
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -42,7 +41,7 @@ public enum AccessPolicy: Sendable {
     /// need no credentials, and asking costs a hop to the channel's event loop.
     func authorize(
         _ request: Request, segments: [Substring], context: RemindRequestContext, identify: Bool
-    ) async -> Result<Caller?, Problem> {
+    ) -> Result<Caller?, Problem> {
         let required = Self.requiredScope(request.method, segments: segments)
         switch self {
         case .open:
@@ -64,7 +63,7 @@ public enum AccessPolicy: Sendable {
             return .success(Caller(name: holder.name, scope: holder.scope, transport: .tcp))
         case .unixSocket:
             guard required > .read || identify else { return .success(nil) }
-            guard let credentials = await PeerCredentials.cached(context.channel) else {
+            guard let credentials = context.peer else {
                 return .failure(Problem(status: 403, title: "Forbidden", detail: "peer credentials unavailable"))
             }
             let caller = Caller(
@@ -91,55 +90,5 @@ public enum AccessPolicy: Sendable {
     func admits(_ credentials: PeerCredentials) -> Bool {
         guard case .unixSocket(let daemonUID, let socketGID) = self else { return false }
         return credentials.uid == 0 || credentials.uid == daemonUID || credentials.gid == socketGID
-    }
-}
-
-/// SO_PEERCRED of a connected Unix socket.
-struct PeerCredentials: Sendable {
-    var pid: pid_t
-    var uid: uid_t
-    var gid: gid_t
-
-    /// The connection's credentials, asked of the kernel once per connection: a Unix socket's
-    /// peer cannot change, and asking means a hop to the channel's event loop and back on
-    /// every report.
-    static func cached(_ channel: (any Channel)?) async -> PeerCredentials? {
-        guard let channel else { return nil }
-        let key = ObjectIdentifier(channel)
-        if let known = known.withLock({ $0[key] }) { return known }
-        guard let fetched = await of(channel) else { return nil }
-        if known.withLock({ $0.updateValue(fetched, forKey: key) == nil }) {
-            // Gone with the connection, before another channel can take its identifier.
-            channel.closeFuture.whenComplete { _ in _ = known.withLock { $0.removeValue(forKey: key) } }
-        }
-        return fetched
-    }
-
-    private static let known = Mutex<[ObjectIdentifier: PeerCredentials]>([:])
-
-    /// The credentials as a future; on the channel's event loop it is complete at once.
-    static func future(_ channel: any Channel) -> EventLoopFuture<PeerCredentials?> {
-        guard let provider = channel as? any SocketOptionProvider else {
-            return channel.eventLoop.makeSucceededFuture(nil)
-        }
-        let option = NIOBSDSocket.Option(rawValue: SO_PEERCRED)
-        let credentials: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(level: .socket, name: option)
-        return credentials.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }.recover { _ in nil }
-    }
-
-    static func of(_ channel: (any Channel)?) async -> PeerCredentials? {
-        guard let provider = channel as? any SocketOptionProvider else { return nil }
-        let option = NIOBSDSocket.Option(rawValue: SO_PEERCRED)
-        guard let credentials: UCred = try? await provider.unsafeGetSocketOption(level: .socket, name: option).get()
-        else { return nil }
-        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
-    }
-
-    /// `struct ucred` of <sys/socket.h>, which Swift's Glibc module hides behind _GNU_SOURCE:
-    /// the kernel fills these three 32-bit fields in this order.
-    private struct UCred: Sendable {
-        var pid: pid_t = 0
-        var uid: uid_t = 0
-        var gid: gid_t = 0
     }
 }

@@ -6,18 +6,35 @@ import NIOSSL
 
 /// Hummingbird's HTTP/1 connection with remindd's limits added to its pipeline: the header
 /// deadline and idle timeout (``ConnectionDeadlineHandler``), which also tells the listener's
-/// ``ConnectionGuard`` which connections are idle, and the refusal of version-less request lines
-/// (``RequestLineHandler``). Requests are still served by Hummingbird's `HTTP1Channel`. With
-/// ``ServerCertificates`` the connection speaks TLS first, with the context current when it was
-/// accepted, so a reload's renewed certificate reaches new connections.
-struct GuardedHTTP1Channel: ServerChildChannel {
-    typealias Value = HTTP1Channel.Value
+/// ``ConnectionGuard`` which connections are idle, the refusal of version-less request lines
+/// (``RequestLineHandler``) and the report fast path (``RepeatReportHandler``). Requests are
+/// still served by Hummingbird's `HTTP1Channel`. With ``ServerCertificates`` the connection
+/// speaks TLS first, with the context current when it was accepted, so a reload's renewed
+/// certificate reaches new connections.
+///
+/// On a Unix socket the peer's credentials are read here, once, before the first request: a
+/// Unix socket's peer cannot change, and every request's context carries them.
+struct GuardedHTTP1Channel: Sendable {
+    /// An accepted connection: Hummingbird's channel and, on a Unix socket, its peer.
+    struct Connection: Sendable {
+        var http1: HTTP1Channel.Value
+        var peer: PeerCredentials?
+    }
 
-    let http1: HTTP1Channel
+    typealias Value = Connection
+
+    /// Answers the requests of a connection whose peer is this.
+    let responder: @Sendable (PeerCredentials?) -> HTTPChannelHandler.Responder
     let connections: ConnectionGuard
     var certificates: ServerCertificates? = nil
     /// Repeated reports answered on the event loop (``RepeatReportHandler``).
     var repeats: RepeatFastPath? = nil
+    /// Whether connections are Unix-socket ones, whose peer credentials are read.
+    var readsPeerCredentials = false
+
+    private func http1(_ peer: PeerCredentials?) -> HTTP1Channel {
+        HTTP1Channel(responder: responder(peer), configuration: HTTPLimits.http1)
+    }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let connections = self.connections
@@ -31,27 +48,31 @@ struct GuardedHTTP1Channel: ServerChildChannel {
                 return channel.eventLoop.makeFailedFuture(error)
             }
         }
-        // Hummingbird builds its pipeline on the channel's event loop, so this continues there
-        // before the first read.
-        return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let pipeline = channel.pipeline.syncOperations
-            // Right after the decoder: it sees NIO's request parts, whose heads say whether the
-            // connection is kept alive, and the response parts on their way to the encoder.
-            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            let deadlines = ConnectionDeadlineHandler(
-                headerTimeout: HTTPLimits.headerTimeout, idleTimeout: HTTPLimits.idleTimeout,
-                connections: connections)
-            try pipeline.addHandler(deadlines, position: .after(decoder))
-            if let repeats {
-                try pipeline.addHandler(RepeatReportHandler(repeats), position: .after(deadlines))
+        // On the channel's event loop the credentials are there at once.
+        let peer = readsPeerCredentials ? PeerCredentials.future(channel) : channel.eventLoop.makeSucceededFuture(nil)
+        return peer.flatMap { peer in
+            // Hummingbird builds its pipeline on the channel's event loop, so this continues
+            // there before the first read.
+            http1(peer).setup(channel: channel, logger: logger).flatMapThrowing { value in
+                let pipeline = channel.pipeline.syncOperations
+                // Right after the decoder: it sees NIO's request parts, whose heads say whether
+                // the connection is kept alive, and the response parts on their way to the encoder.
+                let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+                let deadlines = ConnectionDeadlineHandler(
+                    headerTimeout: HTTPLimits.headerTimeout, idleTimeout: HTTPLimits.idleTimeout,
+                    connections: connections)
+                try pipeline.addHandler(deadlines, position: .after(decoder))
+                if let repeats {
+                    try pipeline.addHandler(RepeatReportHandler(repeats, peer: peer), position: .after(deadlines))
+                }
+                // It reads the request line, so it goes after TLS has decrypted it.
+                try pipeline.addHandler(RequestLineHandler(), position: tls.map { .after($0) } ?? .first)
+                return Connection(http1: value, peer: peer)
             }
-            // It reads the request line, so it goes after TLS has decrypted it.
-            try pipeline.addHandler(RequestLineHandler(), position: tls.map { .after($0) } ?? .first)
-            return value
         }
     }
 
     func handle(value: Value, logger: Logger) async {
-        await http1.handle(value: value, logger: logger)
+        await http1(value.peer).handle(value: value.http1, logger: logger)
     }
 }

@@ -59,16 +59,4 @@ enum HTTPLimits {
     static func connectionCap(logger: Logger) -> ConnectionGuard {
         ConnectionGuard(capacity: maximumConnections, logger: logger)
     }
-
-    /// The HTTP/1 server of one listener, whose connections report to `connections`; HTTPS with
-    /// `certificates`.
-    static func server(
-        connections: ConnectionGuard, certificates: ServerCertificates? = nil, repeats: RepeatFastPath? = nil
-    ) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in
-            GuardedHTTP1Channel(
-                http1: HTTP1Channel(responder: responder, configuration: http1), connections: connections,
-                certificates: certificates, repeats: repeats)
-        }
-    }
 }

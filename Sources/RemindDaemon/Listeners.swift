@@ -11,8 +11,9 @@ import Systemd
     import Glibc
 #endif
 
-/// The HTTP listeners: the Unix socket always, TCP when configured; one Hummingbird
-/// application each over the same API. `READY=1` goes out once every one of them serves.
+/// The HTTP listeners: the Unix socket always, TCP when configured (or the sockets systemd
+/// passed); one ``Listener`` each over the same API. `READY=1` goes out once every one of them
+/// serves.
 enum Listeners {
     static func make(configuration: DaemonConfiguration, runtime: DaemonRuntime) throws(StartupError) -> [any Service] {
         let inherited: [(fd: Int32, name: String)]
@@ -33,42 +34,28 @@ enum Listeners {
             try serveTLS(configuration, runtime: runtime)
         }
         let readiness = Readiness(expected: expected, runtime: runtime)
-        let serverLogger = Logger(label: "remindd.http")
-        var services: [any Service] = []
         // Each listener has its own limits (HTTPLimits): slow or oversized clients of one are cut
         // off without starving the other.
-        let unixConnections = HTTPLimits.connectionCap(logger: serverLogger)
-        let unixResponder = APIResponder(
-            runtime: runtime, access: .unixSocket(daemonUID: getuid(), socketGID: getgid()))
-        let unix = Application(
-            responder: unixResponder,
-            server: HTTPLimits.server(connections: unixConnections, repeats: RepeatFastPath(unixResponder)),
-            configuration: ApplicationConfiguration(
-                address: .unixDomainSocket(path: socketPath), serverName: "remindd", backlog: HTTPLimits.backlog,
-                availableConnectionsDelegate: unixConnections),
-            onServerRunning: { _ in
-                // Hummingbird creates the socket with the umask's mode: set 0660 (docs/api.md "Access").
-                chmod(socketPath, 0o660)
-                readiness.listenerRunning("unix socket \(socketPath)")
-            },
-            logger: serverLogger)
-        services.append(unix)
+        var services: [any Service] = [
+            listener(.unixSocket(path: socketPath), runtime: runtime, readiness: readiness)
+        ]
         if let tcp = configuration.listen.tcpAddress {
-            let tcpConnections = HTTPLimits.connectionCap(logger: serverLogger)
-            let tcpResponder = APIResponder(runtime: runtime, access: .bearer(runtime.tokens))
-            let app = Application(
-                responder: tcpResponder,
-                server: HTTPLimits.server(
-                    connections: tcpConnections, certificates: tlsCertificates(runtime),
-                    repeats: RepeatFastPath(tcpResponder)),
-                configuration: ApplicationConfiguration(
-                    address: .hostname(tcp.host, port: tcp.port), serverName: "remindd", backlog: HTTPLimits.backlog,
-                    availableConnectionsDelegate: tcpConnections),
-                onServerRunning: { _ in readiness.listenerRunning("tcp \(tcp.host):\(tcp.port)") },
-                logger: serverLogger)
-            services.append(app)
+            services.append(listener(.tcp(host: tcp.host, port: tcp.port), runtime: runtime, readiness: readiness))
         }
         return services
+    }
+
+    /// A listener with the access rules of its kind of socket: a Unix socket's peer credentials,
+    /// TCP's bearer tokens (and TLS when `listen.tls` was loaded).
+    private static func listener(
+        _ endpoint: Listener.Endpoint, runtime: DaemonRuntime, readiness: Readiness
+    ) -> Listener {
+        let access: AccessPolicy =
+            endpoint.isUnix ? .unixSocket(daemonUID: getuid(), socketGID: getgid()) : .bearer(runtime.tokens)
+        return Listener(
+            endpoint: endpoint, responder: APIResponder(runtime: runtime, access: access),
+            certificates: endpoint.isUnix ? nil : tlsCertificates(runtime), logger: Logger(label: "remindd.http"),
+            onRunning: { readiness.listenerRunning(endpoint.description) })
     }
 
     /// Reads the token files into the runtime's table: exit 78 naming the key and line when one
@@ -113,26 +100,18 @@ enum Listeners {
         _ sockets: [(fd: Int32, name: String)], configuration: DaemonConfiguration, runtime: DaemonRuntime
     ) throws(StartupError) -> [any Service] {
         let readiness = Readiness(expected: sockets.count, runtime: runtime)
-        let logger = Logger(label: "remindd.http")
         var services: [any Service] = []
         for (fd, name) in sockets {
-            let access: AccessPolicy
-            var certificates: ServerCertificates?
             switch ListenFDs.socketKind(of: fd) {
-            case .unixStream: access = .unixSocket(daemonUID: getuid(), socketGID: getgid())
+            case .unixStream:
+                services.append(
+                    listener(.passed(descriptor: fd, name: name, unix: true), runtime: runtime, readiness: readiness))
             case .tcp:
-                access = .bearer(runtime.tokens)
                 try serveTLS(configuration, runtime: runtime)
-                certificates = tlsCertificates(runtime)
+                services.append(
+                    listener(.passed(descriptor: fd, name: name, unix: false), runtime: runtime, readiness: readiness))
             case .other: throw StartupError("remindd: passed descriptor \(fd) (\(name)) is not a stream socket")
             }
-            let description = "passed socket \(name) (fd \(fd))"
-            services.append(
-                ActivatedListener(
-                    descriptor: fd, description: description,
-                    responder: APIResponder(runtime: runtime, access: access),
-                    certificates: certificates, logger: logger,
-                    onRunning: { readiness.listenerRunning(description) }))
         }
         return services
     }

@@ -81,13 +81,13 @@ final class RepeatReportHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var quiesceHeld: Any?
     /// Requests passed on and not yet answered.
     private var forwarded = 0
-    /// The peer's SO_PEERCRED on a Unix socket, asked once.
-    private var credentials: PeerCredentials?
-    private var askedCredentials = false
+    /// The peer's SO_PEERCRED on a Unix socket, read when the connection was set up.
+    private let peer: PeerCredentials?
     private var date = (second: 0, text: "")
 
-    init(_ fastPath: RepeatFastPath) {
+    init(_ fastPath: RepeatFastPath, peer: PeerCredentials?) {
         self.fastPath = fastPath
+        self.peer = peer
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -265,13 +265,7 @@ final class RepeatReportHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .bearer:
             return fastPath.access.admitsReport(authorization: head.headers.first(name: "authorization"))
         case .unixSocket:
-            if !askedCredentials {
-                askedCredentials = true
-                // On the channel's event loop the answer is there at once.
-                let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-                PeerCredentials.future(context.channel).whenSuccess { handler.value.credentials = $0 }
-            }
-            return credentials.map(fastPath.access.admits) ?? false
+            return peer.map(fastPath.access.admits) ?? false
         }
     }
 

@@ -57,7 +57,7 @@ struct ChangeHandlerTests {
             metrics: DaemonMetrics(), store: { _, _, _ in try await gate.store() })
         let downstream = Downstream()
         let channel = NIOAsyncTestingChannel()
-        try await channel.pipeline.addHandlers([RepeatReportHandler(fastPath), downstream])
+        try await channel.pipeline.addHandlers([RepeatReportHandler(fastPath, peer: nil), downstream])
         // Active, as a connection is.
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
         return (channel, downstream)
