@@ -135,8 +135,4 @@ onUnauthorized(() => {
 });
 
 window.addEventListener('hashchange', () => showPage(true));
-window.addEventListener('unhandledrejection', (event) => {
-    // Every call is awaited in a try; this only keeps a stray one out of the console.
-    event.preventDefault();
-});
 start();

@@ -24,6 +24,11 @@ export function renderOverview({ root, signal }) {
 
     let timer = null;
     async function refresh() {
+        // A hidden tab asks nothing; it catches up at the first refresh once shown again.
+        if (document.hidden) {
+            timer = setTimeout(refresh, refreshMilliseconds);
+            return;
+        }
         try {
             const status = await api('/v1/status', { signal });
             body.replaceChildren(...view(status));
