@@ -8,33 +8,18 @@ import Systemd
 
 extension APIResponder {
     func postReport(_ request: Request, userID: UserID) async throws -> Response {
-        let body: ByteBuffer
         switch try await self.body(of: request) {
-        case .success(let buffer): body = buffer
-        case .failure(let response): return response
+        case .success(let body):
+            let answer = await reports.answer(body: body.readableBytesView, of: userID, receivedAt: runtime.wallClock())
+            return HTTPResponses.answer(answer)
+        case .failure(let response):
+            return response
         }
-        let receivedAt = runtime.wallClock()
-        let report: PermissionReport
-        do {
-            report = try PermissionReport(json: body.readableBytesView, receivedAt: receivedAt)
-        } catch {
-            runtime.metrics.recordRejectedReport()
-            return HTTPResponses.badRequest(error)
-        }
-        guard let status = try await store(report, for: userID, receivedAt: receivedAt) else {
-            return HTTPResponses.problem(Self.noState)
-        }
-        return HTTPResponses.json(status)
     }
 
-    /// The answer to a report whose stored user has no state (cannot happen: a report always
-    /// leaves a history entry), from the route and from ``RepeatReportHandler`` alike.
-    static let noState = Problem(status: 500, title: "Internal error", detail: "stored user has no state")
-
     /// Stores a decoded report, counts and logs what it did, and returns the user's encoded
-    /// status (nil if the stored user has none): the route's work after decoding, shared with
-    /// ``RepeatReportHandler``, which answers changes on its own. Throws what the store throws
-    /// (a failed write changes nothing).
+    /// status (nil if the stored user has none): the store step of ``ReportEndpoint``. Throws
+    /// what the store throws (a failed write changes nothing).
     func store(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> [UInt8]? {
         let answer = try await runtime.store.answerReport(report, for: userID, receivedAt: receivedAt)
         runtime.metrics.recordReport(changed: answer.changed)

@@ -103,25 +103,19 @@ public struct APIResponder: HTTPResponder {
     }
 
     private func storeFailure(_ error: StoreError) -> Response {
-        runtime.count { $0.lastError = "\(error)" }
-        if error.isDiskFull || error.isReadOnly {
-            runtime.logger.error("state directory refuses writes: \(error)")
-            var response = HTTPResponses.problem(
-                503, "Storage unavailable",
-                "the state directory cannot be written (\(error.isDiskFull ? "disk full" : "read-only")); nothing was changed, retry later"
-            )
-            response.headers[.retryAfter] = "5"
-            return response
-        }
-        if error.isUnavailable {
-            runtime.logger.error("database unavailable: \(error)")
-            var response = HTTPResponses.problem(
-                503, "Storage unavailable", "\(error); nothing was changed, retry later")
-            response.headers[.retryAfter] = "5"
-            return response
-        }
-        runtime.logger.error("storage error: \(error)")
-        return HTTPResponses.problem(500, "Storage error", "\(error)")
+        runtime.noteStoreFailure(error)
+        return HTTPResponses.answer(.storeFailure(error))
+    }
+
+    /// The report endpoint of this responder's runtime, for the route and the fast path.
+    var reports: ReportEndpoint {
+        let runtime = self.runtime
+        return ReportEndpoint(
+            repeats: runtime.store.repeatAnswering, metrics: runtime.metrics,
+            storeChange: { report, userID, receivedAt in
+                try await store(report, for: userID, receivedAt: receivedAt)
+            },
+            noteFailure: { runtime.noteStoreFailure($0) })
     }
 
     enum Body {

@@ -131,6 +131,23 @@ public final class DaemonRuntime: Sendable {
         return fresh
     }
 
+    /// Records a store error a request ran into: the last error in `/v1/status`, and a log line
+    /// saying whether storage refuses writes for now or failed.
+    func noteStoreFailure(_ error: any Error) {
+        count { $0.lastError = "\(error)" }
+        guard let error = error as? StoreError else {
+            logger.error("storage error: \(error)")
+            return
+        }
+        if error.isDiskFull || error.isReadOnly {
+            logger.error("state directory refuses writes: \(error)")
+        } else if error.isUnavailable {
+            logger.error("database unavailable: \(error)")
+        } else {
+            logger.error("storage error: \(error)")
+        }
+    }
+
     static let actorKey = "REMINDD_ACTOR"
     static let routeKey = "REMINDD_ROUTE"
 

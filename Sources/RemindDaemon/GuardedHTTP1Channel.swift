@@ -7,7 +7,7 @@ import NIOSSL
 /// Hummingbird's HTTP/1 connection with remindd's limits added to its pipeline: the header
 /// deadline and idle timeout (``ConnectionDeadlineHandler``), which also tells the listener's
 /// ``ConnectionGuard`` which connections are idle, the refusal of version-less request lines
-/// (``RequestLineHandler``) and the report fast path (``RepeatReportHandler``). Requests are
+/// (``RequestLineHandler``) and the report fast path (``ReportFastPathHandler``). Requests are
 /// still served by Hummingbird's `HTTP1Channel`. With ``ServerCertificates`` the connection
 /// speaks TLS first, with the context current when it was accepted, so a reload's renewed
 /// certificate reaches new connections.
@@ -27,8 +27,8 @@ struct GuardedHTTP1Channel: Sendable {
     let responder: @Sendable (PeerCredentials?) -> HTTPChannelHandler.Responder
     let connections: ConnectionGuard
     var certificates: ServerCertificates? = nil
-    /// Repeated reports answered on the event loop (``RepeatReportHandler``).
-    var repeats: RepeatFastPath? = nil
+    /// Makes a connection's report fast path (``ReportFastPathHandler``) for its peer.
+    var reports: (@Sendable (PeerCredentials?) -> ReportFastPathHandler)? = nil
     /// Whether connections are Unix-socket ones, whose peer credentials are read.
     var readsPeerCredentials = false
 
@@ -38,7 +38,7 @@ struct GuardedHTTP1Channel: Sendable {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let connections = self.connections
-        let repeats = self.repeats
+        let reports = self.reports
         // Called on the channel's event loop, before Hummingbird adds its handlers: TLS goes first.
         let tls = certificates?.context.map { NIOSSLServerHandler(context: $0) }
         if let tls {
@@ -62,8 +62,8 @@ struct GuardedHTTP1Channel: Sendable {
                     headerTimeout: HTTPLimits.headerTimeout, idleTimeout: HTTPLimits.idleTimeout,
                     connections: connections)
                 try pipeline.addHandler(deadlines, position: .after(decoder))
-                if let repeats {
-                    try pipeline.addHandler(RepeatReportHandler(repeats, peer: peer), position: .after(deadlines))
+                if let reports {
+                    try pipeline.addHandler(reports(peer), position: .after(deadlines))
                 }
                 // It reads the request line, so it goes after TLS has decrypted it.
                 try pipeline.addHandler(RequestLineHandler(), position: tls.map { .after($0) } ?? .first)

@@ -32,9 +32,23 @@ enum HTTPResponses {
     }
 
     static func badRequest(_ error: ValidationError) -> Response {
-        problem(
-            400, "Invalid request", error.field.isEmpty ? error.reason : "\(error.field) \(error.reason)",
+        problem(badRequestProblem(error))
+    }
+
+    static func badRequestProblem(_ error: ValidationError) -> Problem {
+        Problem(
+            status: 400, title: "Invalid request",
+            detail: error.field.isEmpty ? error.reason : "\(error.field) \(error.reason)",
             field: error.field.isEmpty ? nil : error.field)
+    }
+
+    /// A report's answer (``ReportAnswer``) as the router sends it.
+    static func answer(_ answer: ReportAnswer) -> Response {
+        var headers: HTTPFields = [.contentType: answer.contentType]
+        if let retryAfter = answer.retryAfter { headers[.retryAfter] = retryAfter }
+        return Response(
+            status: HTTPResponse.Status(code: answer.status), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 
     static func notFound(_ detail: String) -> Response {

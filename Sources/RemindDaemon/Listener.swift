@@ -51,6 +51,9 @@ struct Listener: Service {
         let responder = self.responder
         let logger = self.logger
         let connectionCap = HTTPLimits.connectionCap(logger: logger)
+        let reports = responder.reports
+        let access = responder.access
+        let wallClock = responder.runtime.wallClock
         let channel = GuardedHTTP1Channel(
             responder: { peer in
                 { request, writer, channel in
@@ -66,7 +69,10 @@ struct Listener: Service {
                     response.headers[.server] = "remindd"
                     try await writer.write(response: response.head, body: response.body)
                 }
-            }, connections: connectionCap, certificates: certificates, repeats: RepeatFastPath(responder),
+            }, connections: connectionCap, certificates: certificates,
+            reports: { peer in
+                ReportFastPathHandler(endpoint: reports, access: access, peer: peer, wallClock: wallClock)
+            },
             readsPeerCredentials: endpoint.isUnix)
         let quiescing = ServerQuiescingHelper(group: MultiThreadedEventLoopGroup.singleton)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

@@ -8,9 +8,9 @@ import Testing
 
 @testable import RemindDaemon
 
-/// `RepeatReportHandler` storing a change itself, on a channel whose store is held
-/// at a gate: what arrives meanwhile (a pipelined request, a graceful shutdown's quiesce) waits
-/// until the answer is written, and a store error hands the request to Hummingbird whole.
+/// `ReportFastPathHandler` storing a change itself, on a channel whose store is held at a gate:
+/// what arrives meanwhile (a pipelined request, a graceful shutdown's quiesce) waits until the
+/// answer is written, and a store error is answered 503, never handed on to be stored again.
 struct ChangeHandlerTests {
     /// What the handler passes on towards Hummingbird, in order.
     final class Downstream: ChannelInboundHandler, @unchecked Sendable {
@@ -52,12 +52,14 @@ struct ChangeHandlerTests {
     }
 
     func channel(_ gate: Gate) async throws -> (NIOAsyncTestingChannel, Downstream) {
-        let fastPath = RepeatFastPath(
-            answering: NoRepeats(), access: .open, wallClock: { Date(timeIntervalSince1970: 1_800_000_000) },
-            metrics: DaemonMetrics(), store: { _, _, _ in try await gate.store() })
+        let endpoint = ReportEndpoint(
+            repeats: NoRepeats(), metrics: DaemonMetrics(), storeChange: { _, _, _ in try await gate.store() },
+            noteFailure: { _ in })
+        let handler = ReportFastPathHandler(
+            endpoint: endpoint, access: .open, peer: nil, wallClock: { Date(timeIntervalSince1970: 1_800_000_000) })
         let downstream = Downstream()
         let channel = NIOAsyncTestingChannel()
-        try await channel.pipeline.addHandlers([RepeatReportHandler(fastPath, peer: nil), downstream])
+        try await channel.pipeline.addHandlers([handler, downstream])
         // Active, as a connection is.
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
         return (channel, downstream)
@@ -127,17 +129,22 @@ struct ChangeHandlerTests {
         }
     }
 
-    @Test func aStoreErrorHandsTheRequestToHummingbirdWhole() async throws {
+    @Test func aStoreErrorIsAnswered503AndNothingIsPassedOn() async throws {
         let (gate, channel, downstream) = try await storingChange(of: "u-2")
         gate.opened.continuation.yield(.failure(.databaseUnavailable("the test says so")))
-        // The request's end reaches the next handler.
-        let arrived = await within { () -> Bool? in
-            for await _ in downstream.ends.stream { return true }
-            return nil
+        guard case .head(let response)? = await nextWrite(channel) else {
+            Issue.record("expected a response head")
+            return
         }
-        #expect(arrived == true)
+        #expect(response.status == .serviceUnavailable)
+        #expect(response.headers["content-type"] == ["application/problem+json"])
+        #expect(response.headers["retry-after"] == ["5"])
+        guard case .body(.byteBuffer(let body))? = await nextWrite(channel) else {
+            Issue.record("expected a body")
+            return
+        }
+        #expect(String(buffer: body).contains("nothing was changed, retry later"))
         let seen = try await channel.testingEventLoop.executeInContext { downstream.seen }
-        #expect(seen == ["head POST /v1/users/u-2/reports", "body 21", "end"])
-        #expect(try await channel.readOutbound(as: HTTPServerResponsePart.self) == nil)
+        #expect(seen.isEmpty)
     }
 }

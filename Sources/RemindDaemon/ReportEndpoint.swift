@@ -1,0 +1,81 @@
+import Foundation
+import RemindAPI
+import RemindCore
+import RemindStore
+
+/// The one way a report becomes an answer: `POST /v1/users/{userID}/reports` through the
+/// router and through the event loop's fast path (``ReportFastPathHandler``) both end here.
+///
+/// It is two steps so that the fast path can take the first on the event loop: ``decide``
+/// needs no store (the body is decoded, and a report that only repeats the user's state is
+/// answered from the repeat rows), ``store`` stores a change. A store error is answered
+/// (`503` with `Retry-After` when storage is unavailable for now), never retried behind the
+/// client's back: a failed write changed nothing, and the client decides whether to retry.
+struct ReportEndpoint: Sendable {
+    enum Decision: Sendable {
+        /// Answered without the store: a malformed report, or a repeat.
+        case answer(ReportAnswer)
+        /// A change: it must be stored before it is answered.
+        case store(PermissionReport)
+    }
+
+    /// The store's repeat rows; nil when the backend keeps none (every report is stored).
+    let repeats: (any RepeatAnswering)?
+    let metrics: DaemonMetrics
+    /// Stores a change and returns the user's encoded status (`APIResponder.store`).
+    let storeChange: @Sendable (PermissionReport, UserID, Date) async throws -> [UInt8]?
+    /// Records a failed store (the daemon's last error, a log line); called once per failure.
+    let noteFailure: @Sendable (any Error) -> Void
+
+    /// The first step, on any thread: decodes `body` and answers a repeat.
+    func decide(body: some Collection<UInt8>, of userID: UserID, receivedAt: Date) -> Decision {
+        let report: PermissionReport
+        do {
+            report = try PermissionReport(json: body, receivedAt: receivedAt)
+        } catch {
+            metrics.recordRejectedReport()
+            return .answer(.problem(HTTPResponses.badRequestProblem(error)))
+        }
+        if let status = repeats?.answerRepeat(report, of: userID, receivedAt: receivedAt) {
+            metrics.recordReport(changed: false)
+            return .answer(.userStatus(status))
+        }
+        return .store(report)
+    }
+
+    /// The second step: stores a change and answers it, whatever happened.
+    func store(_ report: PermissionReport, of userID: UserID, receivedAt: Date) async -> ReportAnswer {
+        do {
+            guard let status = try await storeChange(report, userID, receivedAt) else { return .noState }
+            return .userStatus(status)
+        } catch let error as StoreError {
+            noteFailure(error)
+            return .storeFailure(error)
+        } catch let error as ValidationError {
+            return .problem(HTTPResponses.badRequestProblem(error))
+        } catch {
+            noteFailure(error)
+            return .problem(Problem(status: 500, title: "Internal error", detail: "\(error)"))
+        }
+    }
+
+    /// Both steps: the router's way.
+    func answer(body: some Collection<UInt8>, of userID: UserID, receivedAt: Date) async -> ReportAnswer {
+        switch decide(body: body, of: userID, receivedAt: receivedAt) {
+        case .answer(let answer): answer
+        case .store(let report): await store(report, of: userID, receivedAt: receivedAt)
+        }
+    }
+}
+
+extension ReportEndpoint {
+    /// The user of `POST /v1/users/{userID}/reports`: nil for another path, a 400's error for
+    /// an invalid ID.
+    static func userID(reportPath path: some StringProtocol) throws(ValidationError) -> UserID? {
+        let segments = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        guard segments.count == 4, segments[0] == "v1", segments[1] == "users", segments[3] == "reports" else {
+            return nil
+        }
+        return try UserID(pathSegment: Substring(segments[2]))
+    }
+}
