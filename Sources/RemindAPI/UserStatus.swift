@@ -64,6 +64,9 @@ public struct UserStatus: Sendable, Equatable {
     public var services: [String: ServiceStatus] = [:]
     /// The experiment group of the open episode, else of the last one; nil before any.
     public var group: String?
+    /// The last reported platform and app version, as sent; nil until a report carries them.
+    public var platform: String?
+    public var appVersion: String?
 
     /// A status as read back from the wire (the client's side).
     public init(
@@ -107,6 +110,8 @@ public struct UserStatus: Sendable, Equatable {
         self.locale = record.device.locale
         self.push = record.device.push.map(Push.init)
         self.services = Dictionary(uniqueKeysWithValues: policy.services(permissions).map { ($0.name, $0.status) })
+        self.platform = record.platform
+        self.appVersion = record.appVersion
     }
 
     public func write(to writer: inout JSONWriter) {
@@ -147,6 +152,8 @@ public struct UserStatus: Sendable, Equatable {
         }
         writeServices(to: &writer)
         writer.member("group", group)
+        writer.member("platform", platform)
+        writer.member("appVersion", appVersion)
         writer.endObject()
     }
 
@@ -211,5 +218,7 @@ extension UserStatus {
             services = try object.services()
         }
         group = try reader.optionalString("group")
+        platform = try reader.optionalString("platform")
+        appVersion = try reader.optionalString("appVersion")
     }
 }

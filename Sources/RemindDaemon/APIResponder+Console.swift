@@ -46,6 +46,8 @@ extension APIResponder {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = asset.contentType
+        // A HEAD answer has no body but says how long the GET's is.
+        if request.method == .head { headers[.contentLength] = String(asset.body.readableBytes) }
         return Response(
             status: .ok, headers: headers,
             body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: asset.body))

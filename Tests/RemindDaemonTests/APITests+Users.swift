@@ -154,3 +154,24 @@ extension APITests {
         }
     }
 }
+
+extension APITests {
+    /// The status shows the last reported platform and app version; a report that only
+    /// restates the permissions but carries a new app version is no repeat: its answer, and a
+    /// GET after it, show the new version at once.
+    @Test func statusShowsTheLastPlatformAndAppVersion() async throws {
+        try await withAPI { _, client in
+            let before = try await client.get("/v1/users/u-9")
+            #expect(before.status == .notFound)
+            let first = try await client.report(
+                "u-9", #"{"location":"whileInUse","platform":"iOS 18.1","appVersion":"4.2.0"}"#)
+            #expect(first.text.hasSuffix(#""platform":"iOS 18.1","appVersion":"4.2.0"}"#))
+            let repeated = try await client.report("u-9", #"{"location":"whileInUse"}"#)
+            #expect(repeated.text.hasSuffix(#""platform":"iOS 18.1","appVersion":"4.2.0"}"#))
+            let updated = try await client.report("u-9", #"{"location":"whileInUse","appVersion":"4.3.0"}"#)
+            #expect(updated.text.hasSuffix(#""platform":"iOS 18.1","appVersion":"4.3.0"}"#))
+            let shown = try await client.get("/v1/users/u-9")
+            #expect(shown.text.hasSuffix(#""platform":"iOS 18.1","appVersion":"4.3.0"}"#))
+        }
+    }
+}

@@ -21,7 +21,7 @@ struct APITests {
          "errors":["locationNotAuthorizedAlways"],"alwaysAccess":false,
          "episode":{"startedAt":"2026-11-15T10:00:00Z","remindersDelivered":0,"remindersSuppressed":0,"remindersHeldOut":0},
          "nextReminderAt":"2026-11-22T10:00:00Z","lastReminderAt":null,
-         "reportCount":1,"lastReportAt":"2026-11-15T10:00:00Z","locale":null,"push":null,"services":{},"group":"default"}
+         "reportCount":1,"lastReportAt":"2026-11-15T10:00:00Z","locale":null,"push":null,"services":{},"group":"default","platform":null,"appVersion":null}
         """
 
     /// A report answers 200 with the user status, every key of openapi.yaml and nothing else.
@@ -51,7 +51,7 @@ struct APITests {
                                     "motion":"unknown"},
                      "errors":[],"alwaysAccess":true,"episode":null,"nextReminderAt":null,"lastReminderAt":null,
                      "reportCount":1,"lastReportAt":"2026-11-15T10:00:01.250Z","locale":null,"push":null,
-                     "services":{},"group":null}
+                     "services":{},"group":null,"platform":null,"appVersion":null}
                     """)
         }
     }

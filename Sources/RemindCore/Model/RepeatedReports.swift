@@ -18,6 +18,8 @@ public struct RepeatBasis: Sendable {
     public let runStartedAt: Date
     public let locale: String?
     public let push: PushAddress?
+    public let platform: String?
+    public let appVersion: String?
 
     /// The basis of a record that a report was just applied to; nil when there is none (no
     /// history yet) or when its known registers disagree with the current permissions (then
@@ -32,6 +34,8 @@ public struct RepeatBasis: Sendable {
         runStartedAt = newest.observedAt
         locale = record.device.locale
         push = record.device.push
+        platform = record.platform
+        appVersion = record.appVersion
     }
 
     /// Whether `report` only repeats this basis.
@@ -40,6 +44,8 @@ public struct RepeatBasis: Sendable {
             return false
         }
         if let newLocale = report.locale, newLocale != locale { return false }
+        if let newPlatform = report.platform, newPlatform != platform { return false }
+        if let newVersion = report.appVersion, newVersion != appVersion { return false }
         switch report.push {
         case .unchanged: return true
         case .forget: return push == nil
