@@ -54,30 +54,30 @@ public enum AccessPolicy: Sendable {
             }
             guard holder.scope >= required else {
                 return .failure(
-                    Problem(
-                        status: 403, title: "Forbidden",
-                        detail:
-                            "\(request.method) \(request.uri.path) needs the \(required.rawValue) scope; \(holder.name) has \(holder.scope.rawValue)"
+                    Self.forbidden(
+                        "\(request.method) \(request.uri.path) needs the \(required.rawValue) scope; \(holder.name) has \(holder.scope.rawValue)"
                     ))
             }
             return .success(Caller(name: holder.name, scope: holder.scope, transport: .tcp))
         case .unixSocket:
             guard required > .read || identify else { return .success(nil) }
             guard let credentials = context.peer else {
-                return .failure(Problem(status: 403, title: "Forbidden", detail: "peer credentials unavailable"))
+                return .failure(Self.forbidden("peer credentials unavailable"))
             }
             let caller = Caller(
                 name: "uid:\(credentials.uid)", scope: admits(credentials) ? .admin : .read, transport: .unix)
             guard caller.scope >= required else {
                 return .failure(
-                    Problem(
-                        status: 403, title: "Forbidden",
-                        detail:
-                            "uid \(credentials.uid) may read but not change state: run as root, as the daemon's user, or in the socket's group"
+                    Self.forbidden(
+                        "uid \(credentials.uid) may read but not change state: run as root, as the daemon's user, or in the socket's group"
                     ))
             }
             return .success(caller)
         }
+    }
+
+    private static func forbidden(_ detail: String) -> Problem {
+        Problem(status: 403, title: "Forbidden", detail: detail)
     }
 
     /// Whether a bearer listener lets the holder of this `Authorization` header report.
