@@ -22,11 +22,12 @@ struct DiskFullTests {
         let fixture = try StoreFixture()
         let mountPoint = fixture.directory + "/mnt"
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        guard try StoreFixture.run("/bin/mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", mountPoint]) == 0 else {
+        guard try SpawnedProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", mountPoint]).status == 0
+        else {
             Issue.record("cannot mount a tmpfs here")
             return
         }
-        defer { _ = try? StoreFixture.run("/bin/umount", ["-l", mountPoint]) }
+        defer { _ = try? SpawnedProcess.run("/bin/umount", ["-l", mountPoint]) }
         let store = try fixture.open(mountPoint + "/state", parts: parts)
         let start = Fixtures.date("2026-11-15T10:00:00Z")
         let kept = Fixtures.userID("kept")
