@@ -133,10 +133,9 @@ struct DeadLetterEndToEndTests {
         try daemon.post("dl", #"{"location":"whileInUse"}"#)
         _ = try await daemon.waitForEvents(1)
         var letters = ""
-        let deadline = ContinuousClock.now + .seconds(90)
-        while !letters.contains(#""sink":"broken""#) && ContinuousClock.now < deadline {
+        try await waitUntil("the broken sink's dead letter", within: .seconds(90), every: .milliseconds(50)) {
             letters = try daemon.client.send("GET", "/v1/dead-letters").text
-            if !letters.contains(#""sink":"broken""#) { try await Task.sleep(for: .milliseconds(50)) }
+            return letters.contains(#""sink":"broken""#)
         }
         #expect(letters.contains(#""attempts":2"#))
         #expect(letters.contains("No such file or directory"))
@@ -149,10 +148,9 @@ struct DeadLetterEndToEndTests {
         #expect(replay.status == 200)
         #expect(replay.text == #"{"replayed":1}"#)
         var delivered = false
-        let again = ContinuousClock.now + .seconds(90)
-        while !delivered && ContinuousClock.now < again {
+        try await waitUntil("the replayed event delivered", within: .seconds(90), every: .milliseconds(50)) {
             delivered = FileManager.default.fileExists(atPath: String(path) + "/e.jsonl")
-            if !delivered { try await Task.sleep(for: .milliseconds(50)) }
+            return delivered
         }
         #expect(delivered)
         #expect(try daemon.client.send("GET", "/v1/dead-letters").text == #"{"deadLetters":[]}"#)
