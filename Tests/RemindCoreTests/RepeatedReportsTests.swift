@@ -81,6 +81,7 @@ struct RepeatedReportsTests {
             all.add(report, receivedAt: receivedAt)
             if index < split { prefix.add(report, receivedAt: receivedAt) }
         }
+        // A seed whose candidates were no repeats leaves nothing to log.
         guard !all.isEmpty else { return }
         let logged = LoggedRepeats(userID: userID, reportCount: base.reportCount + all.count, repeats: all)
         var writer = JSONWriter()
