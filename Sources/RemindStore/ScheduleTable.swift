@@ -82,7 +82,7 @@ struct ScheduleTable: Sendable {
                     freeRows.append(row)
                     if !overflow.isEmpty { overflow[userID] = nil }
                     // Drop the ID's storage (a long ID is on the heap).
-                    rows[Int(row)].userID = Self.placeholder
+                    rows[Int(row)].userID = .placeholder
                 }
                 return
             }
@@ -198,8 +198,6 @@ struct ScheduleTable: Sendable {
     func forEach(_ body: (UserSchedule) throws -> Void) rethrows {
         for row in rowOf.values { try body(schedule(rows[Int(row)])) }
     }
-
-    private static let placeholder = try! UserID("-")
 
     private static func bits(_ date: Date?) -> Double { date?.timeIntervalSinceReferenceDate ?? .nan }
     private static func date(_ bits: Double) -> Date? {
