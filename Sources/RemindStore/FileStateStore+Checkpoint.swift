@@ -83,7 +83,7 @@ extension FileStateStore {
     }
 
     /// Appends users' pending repeats to the log (`LogEntry.repeats`), a line per 1,024 users.
-    /// The caller took them from the desk without suspending since, so no change of theirs can
+    /// The caller took them from the repeat rows without suspending since, so no change of theirs can
     /// be logged between: a user's change always comes after their repeats in the log.
     private func logRepeats(_ users: [LoggedRepeats]) async throws {
         guard !users.isEmpty else { return }

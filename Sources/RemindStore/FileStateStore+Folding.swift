@@ -77,7 +77,7 @@ extension FileStateStore {
     private func foldUnread(_ userIDs: [UserID], inParallel: Bool) async throws {
         guard !userIDs.isEmpty else { return }
         defer { for userID in userIDs { unlockUser(userID) } }
-        let jobs = userIDs.compactMap { userID -> (UserID, RepeatedReports?, [FiredChange])? in
+        let jobs = userIDs.compactMap { userID -> (UserID, PendingRepeats?, [FiredChange])? in
             let fires = pendingFires.unapplied(userID) ?? []
             let pending = repeats.takePending(userID)
             return pending == nil && fires.isEmpty ? nil : (userID, pending, fires)

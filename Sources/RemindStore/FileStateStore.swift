@@ -18,7 +18,7 @@ import RemindCore
 ///
 /// This actor only coordinates; each job is a type of its own: `UserLocks` serialises each
 /// user's changes, `RecordCache` holds records, `LogTickets` tracks appends not yet applied,
-/// `ScheduleBook` holds schedules, wake-ups and counts, `Outbox` and `DeadLetterList` the
+/// `Schedules` holds schedules, wake-ups and counts, `Outbox` and `DeadLetterList` the
 /// events. Records are installed in memory only once durable, so a failed write (full disk)
 /// changes nothing. Blocking file I/O other than the log's runs on the injected `io` pool.
 public actor FileStateStore: StateStore {
@@ -64,12 +64,12 @@ public actor FileStateStore: StateStore {
     nonisolated let io: NIOThreadPool
     nonisolated let outcomeLog: OutcomeLog
     /// Repeated reports answered from memory, on any thread.
-    nonisolated let repeats = RepeatDesk()
+    nonisolated let repeats = RepeatRows()
     let lock: StateLock
     let wal: WriteAheadLog
     let notice: @Sendable (StoreNotice) -> Void
 
-    var schedules: ScheduleBook
+    var schedules: Schedules
     var cache: RecordCache
     /// Fired changes durable in the log, not yet in their users' files.
     var pendingFires = PendingFires()
@@ -126,10 +126,10 @@ public actor FileStateStore: StateStore {
         outbox = recovered.outbox
         deadLetterList = recovered.deadLetters
         summary = recovered.summary
-        // Taken, not shared: the book's first change would otherwise copy the whole table.
-        var table = ScheduleTable()
+        // Taken, not shared: the schedules' first change would otherwise copy the whole table.
+        var table = PackedSchedules()
         swap(&table, &recovered.schedules)
-        schedules = ScheduleBook(table: consume table, policy: policy, daemonStartedAt: now)
+        schedules = Schedules(table: consume table, policy: policy, daemonStartedAt: now)
         outcomeLog = try OutcomeLog(stateDirectory: options.directory)
         replayedOutcomes = recovered.outcomes
     }

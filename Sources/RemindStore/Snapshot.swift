@@ -43,7 +43,7 @@ struct Snapshot {
     /// The schedules to write (empty when read: a file's user lines go into `table`).
     var schedules: [UserSchedule]
     /// The schedules read.
-    var table = ScheduleTable()
+    var table = PackedSchedules()
     var events: [(event: OutboxEvent, sinks: [String])]
     var deadLetters: [DeadLetterRecord] = []
     /// The file is of a format whose user lines lack what the schedules need now.
@@ -141,7 +141,7 @@ struct Snapshot {
         guard lines.count == count + 2 else {
             throw SnapshotDamage("the END line counts \(count) lines, the file has \(lines.count - 2)")
         }
-        var table = ScheduleTable()
+        var table = PackedSchedules()
         table.reserveCapacity(count)
         var events: [(OutboxEvent, [String])] = []
         var deadLetters: [DeadLetterRecord] = []
@@ -180,7 +180,7 @@ struct Snapshot {
     /// Reads a `U` line of the current format into the table.
     private static func readUser(
         _ buffer: UnsafeBufferPointer<UInt8>, _ line: Range<Int>, fields: inout [Range<Int>],
-        into table: inout ScheduleTable
+        into table: inout PackedSchedules
     ) throws(SnapshotDamage) {
         fields.removeAll(keepingCapacity: true)
         var start = line.lowerBound
@@ -196,7 +196,7 @@ struct Snapshot {
             let value = field(index)
             return value.count == 1 && value.first == UInt8(ascii: "-") ? nil : value
         }
-        /// Milliseconds since 1970 as `ScheduleTable` keeps a date (NaN for `-`); nil if malformed.
+        /// Milliseconds since 1970 as `PackedSchedules` keeps a date (NaN for `-`); nil if malformed.
         func millis(_ index: Int) -> Double? {
             guard let value = optional(index) else { return .nan }
             var number: Int64 = 0

@@ -31,7 +31,7 @@ public final class DaemonProcess: @unchecked Sendable {
     public var logPath: String { directory + "/remindd.log" }
     public private(set) var process: SpawnedProcess?
     private var notify: DatagramListener?
-    public var client: UnixHTTPClient { UnixHTTPClient(socketPath: socketPath) }
+    public var client: DaemonHTTPClient { DaemonHTTPClient(socketPath: socketPath) }
     public var pid: Int32? { process?.pid }
 
     /// A temp directory with a configuration: a file sink into `events.jsonl` plus whatever

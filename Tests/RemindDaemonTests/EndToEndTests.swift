@@ -220,7 +220,7 @@ struct EndToEndTests {
         // connecting is refused (the file exists between bind and listen; CI hit that window).
         // Retry every 20 ms until a deadline (there is nothing in-process to wait on); a refused
         // connect is no connection, so the request that gets through is still the first one.
-        let client = UnixHTTPClient(socketPath: activated)
+        let client = DaemonHTTPClient(socketPath: activated)
         let body = Array(#"{"location":"denied"}"#.utf8)
         func firstReply() throws -> HTTPReply? {
             var reply: HTTPReply?

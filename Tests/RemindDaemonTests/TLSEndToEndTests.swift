@@ -81,15 +81,15 @@ struct TLSEndToEndTests {
             FileManager.default.fileExists(atPath: unix)
         }
         let base = "https://127.0.0.1:\(setup.port)"
-        let trusted = UnixHTTPClient(
+        let trusted = DaemonHTTPClient(
             remote: RemoteEndpoint(url: base, caFile: setup.pki.caFile, token: TLSEndToEndTests.token))
         #expect(try trusted.send("GET", "/v1/status").status == 200)
         try setup.daemon.waitFor("READY=1")
-        let noToken = UnixHTTPClient(remote: RemoteEndpoint(url: base, caFile: setup.pki.caFile))
+        let noToken = DaemonHTTPClient(remote: RemoteEndpoint(url: base, caFile: setup.pki.caFile))
         #expect(try noToken.send("GET", "/v1/status").status == 401)
         // Without the CA the handshake fails: proof that TLS with the configured certificate
         // was spoken on the passed socket.
-        let untrusted = UnixHTTPClient(remote: RemoteEndpoint(url: base, token: TLSEndToEndTests.token))
+        let untrusted = DaemonHTTPClient(remote: RemoteEndpoint(url: base, token: TLSEndToEndTests.token))
         #expect(throws: ClientError.self) { try untrusted.send("GET", "/v1/status") }
         #expect(setup.daemon.stop() == 0)
     }

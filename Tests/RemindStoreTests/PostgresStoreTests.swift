@@ -14,7 +14,7 @@ struct PostgresStoreTests {
         configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
 
     func report(_ store: any StateStore, _ user: String, _ location: LocationAuthorization) async throws {
-        _ = try await store.report(
+        _ = try await store.storeReport(
             PermissionReport(location: location, observedAt: start), for: Fixtures.userID(user), receivedAt: start)
     }
 
