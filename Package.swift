@@ -140,7 +140,8 @@ let package = Package(
         .target(
             name: "RemindTesting",
             dependencies: [
-                "RemindCore", "RemindSinks", "RemindStore", .product(name: "Hummingbird", package: "hummingbird"),
+                "RemindClient", "RemindCore", "RemindSinks", "RemindStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

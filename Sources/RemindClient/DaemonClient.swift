@@ -8,15 +8,15 @@ import RemindCore
 /// Error statuses become `DaemonClientError` with the problem details the daemon sent, so a
 /// caller reports the daemon's own words (`no user u-1`) rather than a status code.
 public struct DaemonClient: Sendable {
-    public let http: UnixHTTPClient
+    public let http: DaemonHTTPClient
 
     public var socketPath: String { http.socketPath }
 
     public init(socketPath: String, timeoutSeconds: Int = 30) {
-        http = UnixHTTPClient(socketPath: socketPath, timeoutSeconds: timeoutSeconds)
+        http = DaemonHTTPClient(socketPath: socketPath, timeoutSeconds: timeoutSeconds)
     }
 
-    public init(http: UnixHTTPClient) {
+    public init(http: DaemonHTTPClient) {
         self.http = http
     }
 

@@ -163,7 +163,9 @@ public final class PostgresStateStore: StateStore, Service {
         try await database { try await self.loadRecord(userID, on: self.client) }
     }
 
-    public func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome {
+    public func storeReport(
+        _ report: PermissionReport, for userID: UserID, receivedAt: Date
+    ) async throws -> ReportOutcome {
         let (policy, started) = (self.policy, daemonStartedAt)
         let (outcome, earlier) = try await transaction { connection in
             try await self.lockUser(userID, on: connection)

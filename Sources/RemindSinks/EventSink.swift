@@ -49,16 +49,3 @@ public struct SinkError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 }
-
-/// A sink that accepts everything and keeps nothing: for configurations that only want the
-/// log, and as the smallest example of the protocol.
-public struct DiscardingSink: EventSink {
-    public let name: String
-    public var type: String { "discard" }
-
-    public init(name: String = "discard") {
-        self.name = name
-    }
-
-    public func deliver(_ event: OutboxEvent) async throws(SinkError) -> SinkOutcome { .delivered }
-}

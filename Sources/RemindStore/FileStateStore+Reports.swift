@@ -7,14 +7,16 @@ extension FileStateStore {
     /// A report that changes nothing but `lastReportAt` and the count is not logged: its
     /// reply does not wait for a disk write (docs/operations.md), and the file catches up at the next
     /// checkpoint.
-    public func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome {
+    public func storeReport(
+        _ report: PermissionReport, for userID: UserID, receivedAt: Date
+    ) async throws -> ReportOutcome {
         try await store(report, for: userID, receivedAt: receivedAt).outcome
     }
 
     /// Stores a report and answers it. A repeat of the user's state is answered from memory
-    /// (`RepeatBook`): no record is read, nothing is written, and its counters reach the log at
+    /// (`RepeatRowShard`): no record is read, nothing is written, and its counters reach the log at
     /// the next checkpoint and the user file later. Anything else takes the full path of
-    /// `report`.
+    /// `storeReport`.
     public func answerReport(
         _ report: PermissionReport, for userID: UserID, receivedAt: Date
     ) async throws -> ReportAnswer {

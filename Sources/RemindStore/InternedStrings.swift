@@ -1,4 +1,4 @@
-/// Strings numbered in the order first seen, so that a packed row (`ScheduleTable`) keeps a
+/// Strings numbered in the order first seen, so that a packed row (`PackedSchedules`) keeps a
 /// small number instead of a 16-byte `String` with its reference count: time zones, experiment
 /// groups and locales, of which a million users share a few.
 ///

@@ -30,54 +30,64 @@ enum LogEntry {
     case fired([FiredChange], events: [(event: OutboxEvent, sinks: [String])])
 
     var line: [UInt8] {
-        if case .put(let record, let events, let outcomes) = self {
-            return Self.recordLine("put", json: record.jsonBytes, events: events, outcomes: outcomes)
-        }
-        if case .change(let delta, let events, let outcomes) = self {
-            return Self.recordLine("change", json: delta.jsonBytes, events: events, outcomes: outcomes)
-        }
-        var writer = JSONWriter(reservingCapacity: 256)
-        if case .repeats(let users) = self { writer = JSONWriter(reservingCapacity: 64 + 256 * users.count) }
-        if case .fired(let changes, let events) = self {
-            writer = JSONWriter(reservingCapacity: 64 + 192 * changes.count + 512 * events.count)
-        }
-        writer.beginObject()
         switch self {
-        case .put, .change:
-            preconditionFailure("written by recordLine above")
+        case .put(let record, let events, let outcomes):
+            return Self.recordLine("put", json: record.jsonBytes, events: events, outcomes: outcomes)
+        case .change(let delta, let events, let outcomes):
+            return Self.recordLine("change", json: delta.jsonBytes, events: events, outcomes: outcomes)
         case .delete(let userID, let outcome):
-            writer.member("op", "delete")
-            writer.member("userID", userID.rawValue)
-            if let outcome {
-                writer.key("outcome")
-                outcome.write(to: &writer)
+            return Self.object { writer in
+                writer.member("op", "delete")
+                writer.member("userID", userID.rawValue)
+                if let outcome {
+                    writer.key("outcome")
+                    outcome.write(to: &writer)
+                }
             }
         case .ack(let eventID, let sink):
-            writer.member("op", "ack")
-            writer.member("id", eventID)
-            writer.member("sink", sink)
+            return Self.object { writer in
+                writer.member("op", "ack")
+                writer.member("id", eventID)
+                writer.member("sink", sink)
+            }
         case .dead(let letter):
-            writer.member("op", "dead")
-            writer.key("letter")
-            letter.write(to: &writer)
+            return Self.object { writer in
+                writer.member("op", "dead")
+                writer.key("letter")
+                letter.write(to: &writer)
+            }
         case .replay(let eventID, let sink):
-            writer.member("op", "replay")
-            writer.member("id", eventID)
-            writer.member("sink", sink)
+            return Self.object { writer in
+                writer.member("op", "replay")
+                writer.member("id", eventID)
+                writer.member("sink", sink)
+            }
         case .repeats(let users):
-            writer.member("op", "repeats")
-            writer.key("users")
-            writer.beginArray()
-            for user in users { user.write(to: &writer) }
-            writer.endArray()
+            return Self.object(reservingCapacity: 64 + 256 * users.count) { writer in
+                writer.member("op", "repeats")
+                writer.key("users")
+                writer.beginArray()
+                for user in users { user.write(to: &writer) }
+                writer.endArray()
+            }
         case .fired(let changes, let events):
-            writer.member("op", "fired")
-            writer.key("changes")
-            writer.beginArray()
-            for change in changes { change.write(to: &writer) }
-            writer.endArray()
-            Self.write(events, to: &writer)
+            return Self.object(reservingCapacity: 64 + 192 * changes.count + 512 * events.count) { writer in
+                writer.member("op", "fired")
+                writer.key("changes")
+                writer.beginArray()
+                for change in changes { change.write(to: &writer) }
+                writer.endArray()
+                Self.write(events, to: &writer)
+            }
         }
+    }
+
+    /// A line holding one JSON object with the members `members` writes.
+    private static func object(reservingCapacity capacity: Int = 256, _ members: (inout JSONWriter) -> Void) -> [UInt8]
+    {
+        var writer = JSONWriter(reservingCapacity: capacity)
+        writer.beginObject()
+        members(&writer)
         writer.endObject()
         return writer.bytes
     }

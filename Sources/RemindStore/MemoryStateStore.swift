@@ -13,7 +13,7 @@ public actor MemoryStateStore: StateStore {
     public nonisolated let scheduleChanged = AsyncSignal()
     private nonisolated let outboxSignals: [String: AsyncSignal]
     private var records: [UserID: UserRecord] = [:]
-    private var schedule: ScheduleBook
+    private var schedule: Schedules
     private var outbox: Outbox
     private var letters = DeadLetterList()
     private var suppressed = 0
@@ -24,7 +24,7 @@ public actor MemoryStateStore: StateStore {
         daemonStartedAt = now
         outbox = Outbox(sinks: sinks)
         outboxSignals = Dictionary(uniqueKeysWithValues: sinks.map { ($0, AsyncSignal()) })
-        schedule = ScheduleBook(table: ScheduleTable(), policy: policy, daemonStartedAt: now)
+        schedule = Schedules(table: PackedSchedules(), policy: policy, daemonStartedAt: now)
     }
 
     public var policy: ReminderPolicy { schedule.policy }
@@ -34,7 +34,7 @@ public actor MemoryStateStore: StateStore {
         scheduleChanged.signal()
     }
 
-    public func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) -> ReportOutcome {
+    public func storeReport(_ report: PermissionReport, for userID: UserID, receivedAt: Date) -> ReportOutcome {
         let outcome = policy.apply(report, to: records[userID], userID: userID, receivedAt: receivedAt)
         install(outcome.record, events: outcome.events.map(OutboxEvent.init))
         for closed in outcome.outcomes { outcomes.add(closed) }

@@ -1,4 +1,3 @@
-import DequeModule
 import RemindCore
 
 /// Events not yet acknowledged by every sink, in the order they were created, with a queue
@@ -16,40 +15,34 @@ struct Outbox {
     }
 
     private(set) var entries: [String: Entry] = [:]
-    private var queues: [String: Deque<String>] = [:]
-    /// Events a sink's dispatcher holds right now (claimed, not yet completed or released).
-    private var claimed: [String: Set<String>] = [:]
+    private var queues: SinkQueues
     private var nextSequence: UInt64 = 0
-    /// Events pending per sink, kept as they come and go (status asks often).
-    private var pendingCounts: [String: Int] = [:]
 
     init(sinks: [String]) {
-        for sink in sinks {
-            queues[sink] = []
-            pendingCounts[sink] = 0
-        }
+        queues = SinkQueues(sinks: sinks)
     }
 
-    var sinks: [String] { Array(queues.keys) }
+    var sinks: [String] { queues.names }
 
     /// Adds an event for `sinks` (those configured; others are ignored). An id already
     /// pending is not added twice: replay and snapshot may both hold it.
     mutating func enqueue(_ event: OutboxEvent, sinks: some Sequence<String>) {
         guard entries[event.id] == nil else { return }
-        let remaining = Set(sinks.filter { queues[$0] != nil })
-        guard !remaining.isEmpty else { return }
-        entries[event.id] = Entry(event: event, remaining: remaining, sequence: nextSequence)
+        var slots: [String: SinkQueues.Slot] = [:]
+        for sink in sinks { slots[sink] = queues.slot(sink) }
+        guard !slots.isEmpty else { return }
+        entries[event.id] = Entry(event: event, remaining: Set(slots.keys), sequence: nextSequence)
         nextSequence += 1
-        for sink in remaining {
-            queues[sink]!.append(event.id)
-            pendingCounts[sink]! += 1
+        for slot in slots.values {
+            queues[slot].ids.append(event.id)
+            queues[slot].pending += 1
         }
     }
 
     /// Puts an event back in front of one sink (a replayed dead letter), whether or not it is
     /// still pending for others.
     mutating func requeue(_ event: OutboxEvent, sink: String) {
-        guard queues[sink] != nil else { return }
+        guard let slot = queues.slot(sink) else { return }
         if var entry = entries[event.id] {
             guard entry.remaining.insert(sink).inserted else { return }
             entries[event.id] = entry
@@ -57,8 +50,8 @@ struct Outbox {
             entries[event.id] = Entry(event: event, remaining: [sink], sequence: nextSequence)
             nextSequence += 1
         }
-        queues[sink]!.append(event.id)
-        pendingCounts[sink]! += 1
+        queues[slot].ids.append(event.id)
+        queues[slot].pending += 1
     }
 
     /// Claims the oldest event for `sink` that is not claimed already and has no earlier
@@ -72,13 +65,14 @@ struct Outbox {
     /// events already in the sink's hands serves them all: claiming one at a time walked past
     /// every in-flight event each time (a tenth of the daemon's CPU firing 100,000 reminders).
     mutating func claim(sink: String, limit: Int) -> [OutboxEvent] {
-        dropFinished(sink: sink)
-        guard limit > 0, let queue = queues[sink] else { return [] }
-        var held = claimed[sink, default: []]
+        guard let slot = queues.slot(sink) else { return [] }
+        dropFinished(slot, sink: sink)
+        guard limit > 0 else { return [] }
+        var held = queues[slot].claimed
         // Users with an earlier event in the sink's hands: their later ones wait.
         var blocked: Set<UserID> = []
         var events: [OutboxEvent] = []
-        for id in queue {
+        for id in queues[slot].ids {
             guard let entry = entries[id], entry.remaining.contains(sink) else { continue }
             let userID = entry.event.userID
             if held.contains(id) {
@@ -90,20 +84,21 @@ struct Outbox {
             events.append(entry.event)
             if events.count == limit { break }
         }
-        claimed[sink] = held
+        queues[slot].claimed = held
         return events
     }
 
     /// Gives back a claimed event that was not delivered; it stays pending, first in line.
     mutating func release(_ id: String, sink: String) {
-        claimed[sink]?.remove(id)
+        guard let slot = queues.slot(sink) else { return }
+        queues[slot].claimed.remove(id)
     }
 
     /// Removes events the sink is done with from the front of its queue.
-    private mutating func dropFinished(sink: String) {
-        while let id = queues[sink]?.first {
+    private mutating func dropFinished(_ slot: SinkQueues.Slot, sink: String) {
+        while let id = queues[slot].ids.first {
             if let entry = entries[id], entry.remaining.contains(sink) { return }
-            queues[sink]!.removeFirst()
+            queues[slot].ids.removeFirst()
         }
     }
 
@@ -111,15 +106,16 @@ struct Outbox {
     /// pending for that sink.
     @discardableResult
     mutating func complete(_ id: String, sink: String) -> Bool {
-        claimed[sink]?.remove(id)
+        guard let slot = queues.slot(sink) else { return false }
+        queues[slot].claimed.remove(id)
         guard var entry = entries[id], entry.remaining.remove(sink) != nil else { return false }
-        pendingCounts[sink]! -= 1
-        if queues[sink]?.first == id { queues[sink]!.removeFirst() }
+        queues[slot].pending -= 1
+        if queues[slot].ids.first == id { queues[slot].ids.removeFirst() }
         entries[id] = entry.remaining.isEmpty ? nil : entry
         return true
     }
 
-    func pending(sink: String) -> Int { pendingCounts[sink] ?? 0 }
+    func pending(sink: String) -> Int { queues.slot(sink).map { queues[$0].pending } ?? 0 }
 
     /// Entries in creation order, for the snapshot.
     var ordered: [Entry] { entries.values.sorted { $0.sequence < $1.sequence } }

@@ -81,7 +81,7 @@ public final class PartitionedStateStore: StateStore {
             throw error
         }
         self.parts = parts
-        repeatAnswering = PartitionedRepeats(desks: parts.map(\.repeats))
+        repeatAnswering = PartitionedRepeatRows(parts: parts.map(\.repeats))
         summary = parts.map(\.summary).reduce(
             OpenSummary(users: 0, fromSnapshot: true, replayedEntries: 0, pendingEvents: 0)
         ) {
@@ -123,8 +123,10 @@ public final class PartitionedStateStore: StateStore {
         _ = await onEveryPart { await $1.setPolicy(policy) }
     }
 
-    public func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome {
-        try await part(of: userID).report(report, for: userID, receivedAt: receivedAt)
+    public func storeReport(
+        _ report: PermissionReport, for userID: UserID, receivedAt: Date
+    ) async throws -> ReportOutcome {
+        try await part(of: userID).storeReport(report, for: userID, receivedAt: receivedAt)
     }
 
     public func answerReport(

@@ -14,7 +14,7 @@ import RemindCore
 enum Recovery {
     /// What start-up found, for the store to take over.
     struct Recovered {
-        var schedules = ScheduleTable()
+        var schedules = PackedSchedules()
         /// Records whose newest state is in the log, not (yet) in their files.
         var records: [UserID: UserRecord] = [:]
         var outbox: Outbox

@@ -7,7 +7,7 @@ import RemindCore
 /// contract, for tests. The daemon, the scheduler and the sinks' dispatchers see only this.
 ///
 /// Implementation requirements:
-/// - **A reply means durable.** `report`, `delete`, `fireDue`, `deadLetter` and
+/// - **A reply means durable.** `storeReport`, `delete`, `fireDue`, `deadLetter` and
 ///   `replayDeadLetters` return only once what they changed survives a crash (`kill -9`,
 ///   power loss) at any later moment: the record, and every event the change produced, which is
 ///   in the outbox from then on. The one exception: a report that changes nothing but
@@ -48,10 +48,10 @@ public protocol StateStore: OutboxSource, PushDirectory {
     func setPolicy(_ policy: ReminderPolicy) async
 
     /// Stores a validated report and returns what it changed, once the change is durable.
-    func report(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome
-    /// Stores a report as `report` does and returns the API's answer: what changed and the
+    func storeReport(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportOutcome
+    /// Stores a report as `storeReport` does and returns the API's answer: what changed and the
     /// user's encoded status. A backend may answer a repeat (a report that changes nothing but
-    /// the counters) from memory, without the record; the default goes through `report`.
+    /// the counters) from memory, without the record; the default goes through `storeReport`.
     func answerReport(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> ReportAnswer
     /// What answers repeats synchronously on any thread, when the backend keeps them in memory
     /// (nil by default: every report goes to `answerReport`).
@@ -97,7 +97,7 @@ extension StateStore {
     public func answerReport(
         _ report: PermissionReport, for userID: UserID, receivedAt: Date
     ) async throws -> ReportAnswer {
-        let outcome = try await self.report(report, for: userID, receivedAt: receivedAt)
+        let outcome = try await self.storeReport(report, for: userID, receivedAt: receivedAt)
         return ReportAnswer(outcome, policy: await policy, daemonStartedAt: daemonStartedAt)
     }
 

@@ -90,13 +90,6 @@ public final class WriteAheadLog: @unchecked Sendable {
         }
     }
 
-    /// Returns once everything appended before it (lazily or not) is on disk.
-    public func barrier() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            enqueue(.append([], continuation))
-        }
-    }
-
     /// Appends an entry that may be lost in a crash (it rides with the next durable batch):
     /// used for delivery acknowledgements, whose loss only means a duplicate delivery.
     public func appendLazily(_ line: [UInt8]) {

@@ -1,3 +1,4 @@
+import Foundation
 import RemindCore
 
 /// A wait that ran past its deadline: the test fails with what it waited for instead of hanging.
@@ -34,5 +35,33 @@ public func waitUntil(_ what: String, within limit: Duration = .seconds(30), _ c
     while !condition() {
         guard ContinuousClock.now < deadline else { throw DeadlineExceeded(what: what) }
         await Task.yield()
+    }
+}
+
+/// Waits until `condition` holds, checking it every `interval`, for at most `limit` of real
+/// time: for state in another process (a daemon's files, its API, a server's lease) that
+/// nothing in this one signals.
+public func waitUntil(
+    _ what: String, within limit: Duration = .seconds(30), every interval: Duration,
+    _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + limit
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else { throw DeadlineExceeded(what: what) }
+        try await Task.sleep(for: interval)
+    }
+}
+
+/// The same for synchronous code (a test on a thread of its own, `.ownThread`): the thread
+/// sleeps `interval` between checks; `.zero` for a condition that waits by itself (a receive
+/// with a timeout). A label of its own, so that an async caller never blocks its thread here.
+public func waitUntil(
+    _ what: String, within limit: Duration = .seconds(30), pausingThread interval: Duration,
+    _ condition: () throws -> Bool
+) throws {
+    let deadline = ContinuousClock.now + limit
+    while try !condition() {
+        guard ContinuousClock.now < deadline else { throw DeadlineExceeded(what: what) }
+        if interval > .zero { Thread.sleep(forTimeInterval: Double(interval / .microseconds(1)) / 1e6) }
     }
 }

@@ -137,8 +137,8 @@ public struct JournaldFixture: Sendable {
     }
 
     /// Runs `journalctl` with `arguments` to completion.
-    public static func journalctl(_ arguments: [String]) throws -> CommandResult {
-        try CommandResult.run(Self.journalctlPath, arguments)
+    public static func journalctl(_ arguments: [String]) throws -> SpawnedProcess.Result {
+        try SpawnedProcess.run(Self.journalctlPath, arguments)
     }
 
     /// Counts the tests using journald, and owns the journald the fixture started, if any.
@@ -209,82 +209,6 @@ public struct JournaldFixture: Sendable {
             let errors = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw JournaldFixtureError.startFailed(status: status, output: errors)
         }
-    }
-}
-
-/// One journal entry as `journalctl --output=json` prints it.
-public struct JournalEntry: Sendable {
-    /// Every field's values; journald allows a field more than once in one entry.
-    public let fields: [String: [String]]
-
-    /// The field's value, or nil when the entry lacks it; the first value if it occurs more than once.
-    public subscript(name: String) -> String? {
-        self.fields[name]?.first
-    }
-
-    /// Whether journald received the entry at or after `date` (to the second). For matches on `_PID`: the journal
-    /// keeps earlier runs' entries, and a process of this run may have the PID one of theirs had.
-    public func received(since date: Date) -> Bool {
-        guard let micros = self["__REALTIME_TIMESTAMP"].flatMap(Int64.init) else { return false }
-        return Double(micros) / 1e6 >= date.timeIntervalSince1970.rounded(.down)
-    }
-
-    public init(json line: String) throws {
-        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-            throw JournaldFixtureError.unreadable(line)
-        }
-        var fields: [String: [String]] = [:]
-        for (name, value) in object {
-            // journalctl prints a value as a string, as an array of bytes when it is not printable UTF-8 (e.g. it
-            // contains newlines), and as an array of such values when the field occurs more than once.
-            if let values = value as? [Any], !(values.allSatisfy { $0 is NSNumber }) {
-                fields[name] = values.compactMap(Self.text(of:))
-            } else {
-                fields[name] = Self.text(of: value).map { [$0] } ?? []
-            }
-        }
-        self.fields = fields
-    }
-
-    private static func text(of value: Any) -> String? {
-        if let string = value as? String { return string }
-        if let bytes = value as? [NSNumber] { return String(decoding: bytes.map(\.uint8Value), as: UTF8.self) }
-        return nil
-    }
-}
-
-/// The outcome of running a command to completion.
-public struct CommandResult: Sendable {
-    public let status: Int32
-    public let standardOutput: String
-    public let standardError: String
-
-    /// Runs `executable` with `arguments`; output goes to temporary files, which cannot fill up and block the
-    /// child the way an unread pipe can. `environment` replaces the test process's (`PATH`, and no colours or
-    /// pager for systemd's tools, when not given); `input` is the child's standard input.
-    public static func run(
-        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: String? = nil
-    ) throws -> CommandResult {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("systemd-tests-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let outputURL = directory.appendingPathComponent("stdout")
-        let errorURL = directory.appendingPathComponent("stderr")
-        let inputURL = try input.map { input in
-            let url = directory.appendingPathComponent("stdin")
-            try Data(input.utf8).write(to: url)
-            return url
-        }
-        // Not `Process`: its `waitUntilExit` can hang the suite (see `ChildProcess`).
-        let status = try ChildProcess.run(
-            executable, arguments,
-            environment: environment ?? ["PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0", "SYSTEMD_PAGER": ""],
-            standardInput: inputURL?.path, standardOutput: outputURL.path, standardError: errorURL.path)
-        return CommandResult(
-            status: status,
-            standardOutput: try String(contentsOf: outputURL, encoding: .utf8),
-            standardError: try String(contentsOf: errorURL, encoding: .utf8)
-        )
     }
 }
 

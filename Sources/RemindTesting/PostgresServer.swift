@@ -14,7 +14,8 @@ import Foundation
 public final class PostgresServer: @unchecked Sendable {
     public let directory: String
     public var socketDirectory: String { directory }
-    public private(set) var pid: pid_t?
+    public var pid: pid_t? { lock.withLock { process?.pid } }
+    private var process: SpawnedProcess?
     private let lock = NSLock()
     private static let binDirectory: String? = {
         let base = "/usr/lib/postgresql"
@@ -56,7 +57,6 @@ public final class PostgresServer: @unchecked Sendable {
     /// in `directory`: used, never stopped by this process.
     private init(running directory: String) {
         self.directory = directory
-        self.pid = nil
         self.ownedFlag = false
     }
 
@@ -94,27 +94,31 @@ public final class PostgresServer: @unchecked Sendable {
             bin + "/postgres", "-D", directory + "/data", "-k", directory, "-c", "listen_addresses=",
             "-c", "max_connections=200", "-c", "shared_buffers=32MB", "-c", "log_min_messages=fatal",
         ]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: getuid() == 0 ? "/usr/bin/setpriv" : arguments[0])
-        process.arguments =
-            getuid() == 0
-            ? ["--reuid=65534", "--regid=65534", "--clear-groups", "--"] + arguments : Array(arguments.dropFirst())
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
-        try process.run()
-        lock.withLock { pid = process.processIdentifier }
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            if let status = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
-                status.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "ready" })
-            {
-                return
+        // In /tmp (`env -C`): the server's user may not enter the test's working directory.
+        var command = ["/usr/bin/env", "-C", "/tmp"]
+        if getuid() == 0 { command += ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] }
+        command += arguments
+        let null = try SpawnedProcess.openStream(nil, O_RDWR)
+        defer { close(null) }
+        let process = try SpawnedProcess(
+            executable: command[0], arguments: Array(command.dropFirst()),
+            environment: ProcessInfo.processInfo.environment, standardInput: null, standardOutput: null,
+            standardError: null)
+        lock.withLock { self.process = process }
+        do {
+            try waitUntil("postgres to accept connections", within: .seconds(30), pausingThread: .milliseconds(20)) {
+                if let status = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
+                    status.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "ready" }
+                    )
+                {
+                    return true
+                }
+                guard process.isRunning else { throw ServerError("postgres exited with \(process.exitStatus ?? -1)") }
+                return false
             }
-            guard process.isRunning else { throw ServerError("postgres exited with \(process.terminationStatus)") }
-            usleep(20_000)
+        } catch is DeadlineExceeded {
+            throw ServerError("postgres did not become ready within 30 s")
         }
-        throw ServerError("postgres did not become ready within 30 s")
     }
 
     /// Stops the server by its PID (fast shutdown: connections are closed, nothing is lost)
@@ -130,13 +134,13 @@ public final class PostgresServer: @unchecked Sendable {
 
     private func signal(_ number: Int32) {
         guard
-            let pid = lock.withLock({ () -> pid_t? in
-                defer { self.pid = nil }; return self.pid
+            let process = lock.withLock({ () -> SpawnedProcess? in
+                defer { self.process = nil }
+                return self.process
             })
         else { return }
-        kill(pid, number)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        kill(process.pid, number)
+        _ = process.wait(timeout: .seconds(600))
     }
 
     /// A new, empty database; its name.
@@ -172,8 +176,7 @@ public final class PostgresServer: @unchecked Sendable {
             asServerUser: false)
     }
 
-    /// Runs a short command and returns its output (stdout and stderr), by `ChildProcess`: not
-    /// `Process`, whose `waitUntilExit` can hang the suite (see there).
+    /// Runs a short command and returns its output (stdout and stderr).
     @discardableResult
     private static func run(_ executable: String, _ arguments: [String], asServerUser: Bool = true) throws -> String {
         // In /tmp (`env -C`): the server's user may not enter the test's working directory.
@@ -183,15 +186,12 @@ public final class PostgresServer: @unchecked Sendable {
                 ["-C", "/tmp", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
                 + [executable] + arguments
         }
-        let outputPath = NSTemporaryDirectory() + "remindd-pg-\(UUID().uuidString).out"
-        defer { unlink(outputPath) }
-        let status = try ChildProcess.run(
-            "/usr/bin/env", command, standardOutput: outputPath, standardError: outputPath)
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        guard status == 0 else {
-            throw ServerError("\(executable) exited with \(status): \(text)")
+        let result = try SpawnedProcess.run(
+            "/usr/bin/env", command, environment: ProcessInfo.processInfo.environment, errorIntoOutput: true)
+        guard result.status == 0 else {
+            throw ServerError("\(executable) exited with \(result.status): \(result.standardOutput)")
         }
-        return text
+        return result.standardOutput
     }
 
     public struct ServerError: Error, CustomStringConvertible {

@@ -5,14 +5,14 @@ import Synchronization
     import Glibc
 #endif
 
-/// A program started with `posix_spawn`, waited for on a thread of its own (a daemon or a CLI
-/// run in a test; `ChildProcess` runs a short command to completion).
+/// A program started with `posix_spawn`, waited for on a thread of its own: the one way tests
+/// run a child process (a daemon, a CLI, or with `run` a short command to completion).
 ///
 /// Foundation's `Process` passes on the caller's signal mask, and a test runner's threads may
 /// have SIGTERM blocked: a daemon started that way never sees the SIGTERM that should stop it.
 /// Here the child starts with an empty mask and default dispositions, and its standard streams
 /// are exactly the descriptors given. And `Process.waitUntilExit` learns of the exit through
-/// Dispatch's pool threads, which tests blocked in it at once can all hold (see `ChildProcess`);
+/// Dispatch's pool threads, which tests blocked in it at once can all hold (see `run`);
 /// the reaper here is a thread of its own.
 public final class SpawnedProcess: Sendable {
     public struct SpawnError: Error, CustomStringConvertible {

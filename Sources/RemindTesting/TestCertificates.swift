@@ -61,7 +61,7 @@ public struct TestCertificates: Sendable {
 
     @discardableResult
     private func openssl(_ arguments: String...) throws -> String {
-        let result = try CommandResult.run("/usr/bin/openssl", arguments)
+        let result = try SpawnedProcess.run("/usr/bin/openssl", arguments)
         guard result.status == 0 else {
             throw Failure(description: "openssl \(arguments.joined(separator: " ")): \(result.standardError)")
         }

@@ -96,7 +96,7 @@ struct GlobalOptions: ParsableArguments {
 
     func session() throws -> Session {
         if let remote = try remote() {
-            return Session(client: DaemonClient(http: UnixHTTPClient(remote: remote)), json: json)
+            return Session(client: DaemonClient(http: DaemonHTTPClient(remote: remote)), json: json)
         }
         return Session(socketPath: socketPath(), json: json)
     }

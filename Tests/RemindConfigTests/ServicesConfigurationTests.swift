@@ -17,7 +17,10 @@ struct ServicesConfigurationTests {
                 ServiceDefinition(name: "walking", requires: [.motion]),
             ])
         #expect(configuration.policy.services == configuration.services)
-        guard case .object(let json) = configuration.json else { return }
+        guard case .object(let json) = configuration.json else {
+            Issue.record("the effective configuration is not a JSON object")
+            return
+        }
         #expect(
             json["services"]?.serialized
                 == #"{"driving":{"requires":["location","always"],"optional":["precise","motion"]},"walking":{"requires":["motion"],"optional":[]}}"#

@@ -155,7 +155,10 @@ struct CopySetTests {
         let configuration = try LocationNotificationConfiguration(
             object: ["remindFor": .array([.string("motionNotAuthorized"), .string("preciseLocationNotEnabled")])])
         #expect(configuration.remindFor.members == [.preciseLocationNotEnabled, .motionNotAuthorized])
-        guard case .object(let json) = configuration.json else { return }
+        guard case .object(let json) = configuration.json else {
+            Issue.record("the configuration is not shown as a JSON object")
+            return
+        }
         #expect(json["remindFor"] == .array([.string("preciseLocationNotEnabled"), .string("motionNotAuthorized")]))
         #expect(try LocationNotificationConfiguration(object: json) == configuration)
     }

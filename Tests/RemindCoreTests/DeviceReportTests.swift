@@ -18,6 +18,7 @@ struct DeviceReportTests {
         let upper = Self.apnsToken.uppercased()
         let report = try report(#"{"location":"always","push":{"service":"apns","token":"\#(upper)"}}"#)
         #expect(report.push == .set(PushAddress(service: .apns, token: Self.apnsToken, environment: .production)))
+        // The expectation above recorded it if there is no address.
         guard case .set(let address) = report.push else { return }
         #expect(address.token == Self.apnsToken)
         #expect(address.tokenSuffix == String(Self.apnsToken.suffix(8)))

@@ -30,7 +30,7 @@ struct PolicyHarness {
     }
 
     @discardableResult
-    mutating func fire(at time: Date) -> FireOutcome {
+    mutating func fire(at time: Date) -> RecordFireOutcome {
         now = max(now, time)
         let outcome = policy.fire(record!, now: now, daemonStartedAt: daemonStartedAt)
         record = outcome.record

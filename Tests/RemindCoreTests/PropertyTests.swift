@@ -7,7 +7,7 @@ import Testing
 enum SimulationStep {
     case report(ScheduledReport, outcome: ReportOutcome)
     /// A firing at `now`, with the record before it and the newest observation received so far.
-    case fire(now: Date, before: UserRecord, newestReceived: PermissionReport, outcome: FireOutcome)
+    case fire(now: Date, before: UserRecord, newestReceived: PermissionReport, outcome: RecordFireOutcome)
 }
 
 /// Drives the policy the way the scheduler does: reports applied in receive order, `fire` at

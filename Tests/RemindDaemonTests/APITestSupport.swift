@@ -270,7 +270,7 @@ enum Python {
 
     static func run(_ script: String, arguments: [String]) throws -> Result {
         // The test process's environment: python finds its packages by HOME and PATH.
-        let result = try CommandResult.run(
+        let result = try SpawnedProcess.run(
             "/usr/bin/env", ["python3", "-c", script] + arguments, environment: ProcessInfo.processInfo.environment)
         return Result(status: result.status, stdout: result.standardOutput, stderr: result.standardError)
     }

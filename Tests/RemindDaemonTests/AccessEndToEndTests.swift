@@ -16,7 +16,7 @@ struct AccessEndToEndTests {
         if asNobody {
             command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command
         }
-        let result = try CommandResult.run(command[0], Array(command.dropFirst()))
+        let result = try SpawnedProcess.run(command[0], Array(command.dropFirst()))
         return Int(result.standardOutput) ?? -1
     }
 

@@ -39,7 +39,7 @@ struct CrashUnderLoadTests {
             done.enter()
             Thread {
                 defer { done.leave() }
-                let client = UnixHTTPClient(socketPath: socket, timeoutSeconds: 10)
+                let client = DaemonHTTPClient(socketPath: socket, timeoutSeconds: 10)
                 var seen: [String: Seen] = [:]
                 var round = 0
                 while !stop.isSet {

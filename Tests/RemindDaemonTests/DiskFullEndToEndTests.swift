@@ -20,12 +20,12 @@ struct DiskFullEndToEndTests {
         }
         let daemon = try DaemonProcess()
         try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
-        let mounted = try CommandResult.run(
+        let mounted = try SpawnedProcess.run(
             "/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", daemon.stateDirectory])
         #expect(mounted.status == 0, "mount: \(mounted.standardError)")
         defer {
             daemon.stop(signal: SIGKILL)
-            _ = try? CommandResult.run("/bin/umount", ["-l", daemon.stateDirectory])
+            _ = try? SpawnedProcess.run("/bin/umount", ["-l", daemon.stateDirectory])
         }
         try daemon.start()
         let users = (0..<20).map { "disk-\($0)" }

@@ -70,11 +70,10 @@ struct EndToEndTests {
         try daemon.post("u-s", #"{"location":"whileInUse","notifications":"denied"}"#)
         // The status counts the suppression once the due time has passed.
         var suppressed = false
-        let deadline = ContinuousClock.now + .seconds(90)
-        while !suppressed && ContinuousClock.now < deadline {
+        try await waitUntil("the suppression counted", within: .seconds(90), every: .milliseconds(100)) {
             let status = try daemon.client.send("GET", "/v1/users/u-s")
             suppressed = status.text.contains(#""remindersSuppressed":1"#)
-            if !suppressed { try await Task.sleep(for: .milliseconds(100)) }
+            return suppressed
         }
         #expect(suppressed)
         #expect(daemon.events.isEmpty)
@@ -221,20 +220,19 @@ struct EndToEndTests {
         // connecting is refused (the file exists between bind and listen; CI hit that window).
         // Retry every 20 ms until a deadline (there is nothing in-process to wait on); a refused
         // connect is no connection, so the request that gets through is still the first one.
-        let deadline = ContinuousClock.now + .seconds(90)
-        let client = UnixHTTPClient(socketPath: activated)
+        let client = DaemonHTTPClient(socketPath: activated)
         let body = Array(#"{"location":"denied"}"#.utf8)
-        func firstReply() throws(ClientError) -> HTTPReply {
-            while true {
+        func firstReply() throws -> HTTPReply? {
+            var reply: HTTPReply?
+            try waitUntil("the activated socket to listen", within: .seconds(90), pausingThread: .milliseconds(20)) {
                 do {
-                    return try client.send("POST", "/v1/users/act/reports", body: body)
-                } catch {
-                    guard error.kind == .unreachable && ContinuousClock.now < deadline else { throw error }
-                    usleep(20_000)
-                }
+                    reply = try client.send("POST", "/v1/users/act/reports", body: body)
+                } catch let error as ClientError where error.kind == .unreachable {}
+                return reply != nil
             }
+            return reply
         }
-        #expect(try firstReply().status == 200)
+        #expect(try firstReply()?.status == 200)
         try daemon.waitFor("READY=1")
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
         #expect(daemon.stop() == 0)

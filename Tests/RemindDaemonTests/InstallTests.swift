@@ -14,9 +14,9 @@ struct InstallTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    static func install(into destination: String) throws -> CommandResult {
+    static func install(into destination: String) throws -> SpawnedProcess.Result {
         let build = URL(fileURLWithPath: DaemonProcess.binaryPath).deletingLastPathComponent().path
-        return try CommandResult.run(
+        return try SpawnedProcess.run(
             "/usr/bin/env", ["PREFIX=/usr/local", "DESTDIR=\(destination)", root + "/scripts/install.sh", build])
     }
 
@@ -35,9 +35,9 @@ struct InstallTests {
             #expect(FileManager.default.fileExists(atPath: prefix + path), "missing \(path)")
         }
         #expect(FileManager.default.fileExists(atPath: destination + "/etc/remindd/remindd.json"))
-        let symbols = try CommandResult.run("/usr/bin/nm", [prefix + "/bin/remindd"])
+        let symbols = try SpawnedProcess.run("/usr/bin/nm", [prefix + "/bin/remindd"])
         #expect(symbols.standardError.contains("no symbols"), "remindd is not stripped")
-        let uninstall = try CommandResult.run(
+        let uninstall = try SpawnedProcess.run(
             "/usr/bin/env",
             ["PREFIX=/usr/local", "DESTDIR=\(destination)", Self.root + "/scripts/install.sh", "--uninstall"])
         #expect(uninstall.status == 0)
@@ -57,7 +57,7 @@ struct InstallTests {
         #expect(result.status == 0, "\(result.standardError)")
         let hide = "mount -t tmpfs tmpfs /opt/swift && exec \"$0\" \"$@\""
         // The control: the binary as built needs the toolchain, and fails without it.
-        let control = try CommandResult.run(
+        let control = try SpawnedProcess.run(
             "/usr/bin/unshare",
             ["--mount", "--propagation", "private", "/bin/sh", "-c", hide, DaemonProcess.binaryPath, "--version"])
         #expect(control.status != 0)

@@ -79,7 +79,7 @@ struct JournaldStallEndToEndTests {
     }
 
     /// The journal sink's `delivered` and `failed` from `GET /v1/status`.
-    static func sinkCounts(_ client: UnixHTTPClient, sink: String) throws -> (delivered: Int, failed: Int) {
+    static func sinkCounts(_ client: DaemonHTTPClient, sink: String) throws -> (delivered: Int, failed: Int) {
         let reply = try client.send("GET", "/v1/status")
         let object = try JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
         let sinks = object?["sinks"] as? [[String: Any]] ?? []

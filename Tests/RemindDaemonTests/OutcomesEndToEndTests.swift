@@ -21,7 +21,7 @@ struct OutcomesEndToEndTests {
     }
 
     static func promtool(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
-        let result = try CommandResult.run(
+        let result = try SpawnedProcess.run(
             "/usr/bin/env", ["promtool"] + arguments, environment: ProcessInfo.processInfo.environment, input: input)
         return (result.status, result.standardOutput + result.standardError)
     }

@@ -54,12 +54,12 @@ struct PostgresEndToEndTests {
     static func waitForIDs(
         _ daemons: [DaemonProcess], distinct count: Int, within limit: Duration = .seconds(90)
     ) async throws -> [String] {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            let all = daemons.flatMap { ids($0.events) }
-            if Set(all).count >= count { return all }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        // At the deadline the ids so far: the caller's expectations name what is missing.
+        do {
+            try await waitUntil("\(count) distinct events", within: limit, every: .milliseconds(100)) {
+                Set(daemons.flatMap { ids($0.events) }).count >= count
+            }
+        } catch is DeadlineExceeded {}
         return daemons.flatMap { ids($0.events) }
     }
 
@@ -79,11 +79,10 @@ struct PostgresEndToEndTests {
         #expect(status.status == 200 && status.text.contains(#""remindersDelivered":1"#))
         // The daemon-wide counts are the database's, from either instance (within 5 s).
         var counted = false
-        let deadline = ContinuousClock.now + .seconds(15)
-        while !counted && ContinuousClock.now < deadline {
+        try await waitUntil("B's status to count every user", within: .seconds(15), every: .milliseconds(250)) {
             let text = try b.client.send("GET", "/v1/status").text
             counted = text.contains(#""users":2000"#) && text.contains(#""pendingReminders":0"#)
-            if !counted { try await Task.sleep(for: .milliseconds(250)) }
+            return counted
         }
         #expect(counted, "B's /v1/status counts every user of the database")
         #expect(try b.client.send("GET", "/v1/reminders").text == #"{"reminders":[]}"#)
@@ -169,10 +168,9 @@ struct PostgresEndToEndTests {
         #expect(!refused.text.contains("postgresql://"))
         try server.start()
         var accepted = false
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !accepted && ContinuousClock.now < deadline {
+        try await waitUntil("a report taken again", within: .seconds(30), every: .milliseconds(200)) {
             accepted = try daemon.post("u-2", #"{"location":"denied"}"#).status == 200
-            if !accepted { try await Task.sleep(for: .milliseconds(200)) }
+            return accepted
         }
         #expect(accepted, "reports are taken again after the server is back")
         let first = try daemon.client.send("GET", "/v1/users/u-1")

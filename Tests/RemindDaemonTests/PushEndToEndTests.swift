@@ -158,7 +158,7 @@ struct PushEndToEndTests {
     static func remindctl(_ arguments: [String], socket: String) throws -> String {
         let binary = URL(fileURLWithPath: DaemonProcess.binaryPath).deletingLastPathComponent()
             .appendingPathComponent("remindctl").path
-        return try CommandResult.run(
+        return try SpawnedProcess.run(
             binary, ["--socket", socket] + arguments, environment: ProcessInfo.processInfo.environment
         ).standardOutput
     }

@@ -6,7 +6,7 @@ import Foundation
 
 /// A client connection on the daemon's Unix socket that writes whatever bytes a test wants,
 /// as slowly as it wants, and can tell when the daemon closed it: what a hostile client does,
-/// which `UnixHTTPClient` is too well-behaved to.
+/// which `DaemonHTTPClient` is too well-behaved to.
 final class RawConnection {
     enum Failure: Error { case connect(Int32) }
 

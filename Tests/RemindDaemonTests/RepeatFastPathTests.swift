@@ -10,7 +10,7 @@ import Testing
 /// Reports answered by `ReportFastPathHandler`, repeats on the event loop and changes
 /// by a task of its own, against the real binary: the answer is Hummingbird's, byte for byte in
 /// its body and with its headers, and pipelined requests are answered in order.
-@Suite(.ownThread, .serialized)
+@Suite(.ownThread, .serialized, .repeatAnsweringBackendsOnly)
 struct RepeatFastPathTests {
     struct Answer {
         var status: Int

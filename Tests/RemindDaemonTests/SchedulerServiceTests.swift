@@ -31,7 +31,7 @@ struct SchedulerServiceTests {
         }
 
         func report(_ user: String, _ location: LocationAuthorization) async throws {
-            _ = try await store.report(
+            _ = try await store.storeReport(
                 PermissionReport(location: location, observedAt: clock.wallNow), for: Fixtures.userID(user),
                 receivedAt: clock.wallNow)
         }

@@ -34,7 +34,7 @@ struct ScopedTokensEndToEndTests {
         if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
         if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
         for header in headers { arguments += ["-H", header] }
-        let result = try CommandResult.run("/usr/bin/curl", arguments + [url])
+        let result = try SpawnedProcess.run("/usr/bin/curl", arguments + [url])
         var fields: [String: String] = [:]
         for line in ((try? String(contentsOfFile: directory + "/h", encoding: .utf8)) ?? "").split(separator: "\r\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
@@ -139,7 +139,7 @@ struct ScopedTokensEndToEndTests {
             try daemon.client.send("GET", "/v1/whoami").text == #"{"name":"uid:0","scope":"admin","transport":"unix"}"#)
         chmod(daemon.directory, 0o755)
         chmod(daemon.socketPath, 0o666)
-        let nobody = try CommandResult.run(
+        let nobody = try SpawnedProcess.run(
             "/usr/bin/setpriv",
             [
                 "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/curl", "-s", "--unix-socket",

@@ -9,4 +9,17 @@ extension Trait where Self == ConditionTrait {
     static var filesBackendOnly: Self {
         .enabled(if: TestStorage.current == .files, "tests the state directory's files")
     }
+
+    /// A test of the user files in the state directory, in one store or in each of its parts:
+    /// skipped on PostgreSQL, which keeps users in rows.
+    static var stateDirectoryBackendsOnly: Self {
+        .enabled(if: TestStorage.current != .postgres, "tests the user files in the state directory")
+    }
+
+    /// A test of `RepeatReportHandler`'s answers to repeats: it is installed only where the
+    /// store answers repeats from memory (the files, in one store or in parts). On PostgreSQL
+    /// every report takes Hummingbird's route, and the test would compare that with itself.
+    static var repeatAnsweringBackendsOnly: Self {
+        .enabled(if: TestStorage.current != .postgres, "the store answers no repeats on the event loop")
+    }
 }

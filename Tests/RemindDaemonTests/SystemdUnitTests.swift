@@ -26,7 +26,7 @@ struct SystemdUnitTests {
     @Test func unitsVerify() throws {
         let directory = try Self.unitCopy()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try CommandResult.run(
+        let result = try SpawnedProcess.run(
             "/usr/bin/systemd-analyze", ["verify", directory + "/remindd.service", directory + "/remindd.socket"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.isEmpty, "\(result.standardError)")
@@ -37,7 +37,7 @@ struct SystemdUnitTests {
     @Test func serviceExposureIsAtMostTwo() throws {
         let directory = try Self.unitCopy()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try CommandResult.run(
+        let result = try SpawnedProcess.run(
             "/usr/bin/systemd-analyze",
             ["security", "--offline=true", "--no-pager", directory + "/remindd.service"])
         let line = try #require(
@@ -67,7 +67,7 @@ struct SystemdUnitTests {
         try FileManager.default.createDirectory(atPath: root + "/etc", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         for file in ["passwd", "group"] { FileManager.default.createFile(atPath: root + "/etc/" + file, contents: nil) }
-        let result = try CommandResult.run(
+        let result = try SpawnedProcess.run(
             "/usr/bin/systemd-sysusers", ["--dry-run", "--root=" + root, Self.unitsDirectory + "/remindd.sysusers"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect((result.standardOutput + result.standardError).contains("Creating user 'remindd'"))

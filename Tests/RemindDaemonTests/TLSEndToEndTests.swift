@@ -41,12 +41,12 @@ struct TLSEndToEndTests {
         func curl(_ arguments: [String], token: String? = TLSEndToEndTests.token) throws -> Int {
             var command = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-m", "10"] + arguments
             if let token { command += ["-H", "Authorization: Bearer \(token)"] }
-            return Int(try CommandResult.run("/usr/bin/curl", command).standardOutput) ?? -1
+            return Int(try SpawnedProcess.run("/usr/bin/curl", command).standardOutput) ?? -1
         }
 
         /// `openssl s_client` with a 10 s deadline and no input (it ends after the handshake).
-        func handshake(_ arguments: [String]) throws -> CommandResult {
-            try CommandResult.run(
+        func handshake(_ arguments: [String]) throws -> SpawnedProcess.Result {
+            try SpawnedProcess.run(
                 "/usr/bin/timeout",
                 ["10", "/usr/bin/openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-CAfile", pki.caFile]
                     + arguments)
@@ -57,7 +57,7 @@ struct TLSEndToEndTests {
             let script =
                 "timeout 10 openssl s_client -connect 127.0.0.1:\(port) </dev/null 2>/dev/null"
                 + " | openssl x509 -noout -fingerprint -sha256"
-            return try CommandResult.run("/bin/sh", ["-c", script]).standardOutput.trimmingCharacters(
+            return try SpawnedProcess.run("/bin/sh", ["-c", script]).standardOutput.trimmingCharacters(
                 in: .whitespacesAndNewlines)
         }
     }
@@ -77,18 +77,19 @@ struct TLSEndToEndTests {
         // systemd-socket-activate binds first, in another process, in the order given: look for
         // its Unix socket, bound after the port, every 20 ms until a deadline (there is nothing
         // in-process to wait on; a probe of the port would be the connection that starts it).
-        let deadline = ContinuousClock.now + .seconds(90)
-        while !FileManager.default.fileExists(atPath: unix) && ContinuousClock.now < deadline { usleep(20_000) }
+        try waitUntil("the activated Unix socket", within: .seconds(90), pausingThread: .milliseconds(20)) {
+            FileManager.default.fileExists(atPath: unix)
+        }
         let base = "https://127.0.0.1:\(setup.port)"
-        let trusted = UnixHTTPClient(
+        let trusted = DaemonHTTPClient(
             remote: RemoteEndpoint(url: base, caFile: setup.pki.caFile, token: TLSEndToEndTests.token))
         #expect(try trusted.send("GET", "/v1/status").status == 200)
         try setup.daemon.waitFor("READY=1")
-        let noToken = UnixHTTPClient(remote: RemoteEndpoint(url: base, caFile: setup.pki.caFile))
+        let noToken = DaemonHTTPClient(remote: RemoteEndpoint(url: base, caFile: setup.pki.caFile))
         #expect(try noToken.send("GET", "/v1/status").status == 401)
         // Without the CA the handshake fails: proof that TLS with the configured certificate
         // was spoken on the passed socket.
-        let untrusted = UnixHTTPClient(remote: RemoteEndpoint(url: base, token: TLSEndToEndTests.token))
+        let untrusted = DaemonHTTPClient(remote: RemoteEndpoint(url: base, token: TLSEndToEndTests.token))
         #expect(throws: ClientError.self) { try untrusted.send("GET", "/v1/status") }
         #expect(setup.daemon.stop() == 0)
     }

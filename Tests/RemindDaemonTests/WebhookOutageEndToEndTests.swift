@@ -109,11 +109,7 @@ struct WebhookOutageEndToEndTests {
     static func eventually(
         timeout: Duration = .seconds(90), line: Int = #line, _ condition: () throws -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try !condition() {
-            guard ContinuousClock.now < deadline else { throw DeadlineExceeded(what: "the condition of line \(line)") }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await waitUntil("the condition of line \(line)", within: timeout, every: .milliseconds(50), condition)
     }
 
     static func eventID(_ line: String) throws -> String {

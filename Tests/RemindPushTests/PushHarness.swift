@@ -61,7 +61,7 @@ final class PushHarness: Sendable {
     ) async throws
         -> ReportOutcome
     {
-        await store.report(
+        await store.storeReport(
             PermissionReport(location: location, observedAt: now(), push: push), for: Fixtures.userID(user),
             receivedAt: now())
     }

@@ -21,7 +21,7 @@ struct ChangeLogTests {
     /// Reports `indexes` in order, a minute apart.
     func send(_ indexes: Range<Int>, to store: FileStateStore) async throws {
         for index in indexes {
-            _ = try await store.report(report(index), for: userID, receivedAt: start + .seconds(60 * index))
+            _ = try await store.storeReport(report(index), for: userID, receivedAt: start + .seconds(60 * index))
         }
     }
 
@@ -70,7 +70,7 @@ struct ChangeLogTests {
         #expect(try await recovered.record(userID) == live)
         #expect(fixture.notices.allSatisfy { if case .damagedFile = $0 { false } else { true } })
         // The next change follows the recovered revision.
-        _ = try await recovered.report(report(45), for: userID, receivedAt: start + .seconds(60 * 45))
+        _ = try await recovered.storeReport(report(45), for: userID, receivedAt: start + .seconds(60 * 45))
         #expect(try await recovered.record(userID)?.revision == 46)
         await recovered.close()
         await store.close()
@@ -91,7 +91,7 @@ struct ChangeLogTests {
             let answer = try await store.answerReport(repeated, for: userID, receivedAt: at)
             #expect(!answer.changed)
         }
-        _ = try await store.report(report(11), for: userID, receivedAt: start + .seconds(660))
+        _ = try await store.storeReport(report(11), for: userID, receivedAt: start + .seconds(660))
         let live = try #require(try await store.record(userID))
         #expect(live.reportCount == 17 && live.history[1].laterObservations.count > 0)
         #expect(try loggedChanges(fixture.directory).map(\.delta.revision) == [12])
@@ -115,7 +115,7 @@ struct ChangeLogTests {
         let older = try Data(contentsOf: URL(fileURLWithPath: path))
         try await send(10..<13, to: store)
         try await store.checkpoint(snapshot: true)
-        _ = try await store.report(report(13), for: userID, receivedAt: start + .seconds(60 * 13))
+        _ = try await store.storeReport(report(13), for: userID, receivedAt: start + .seconds(60 * 13))
         #expect(try loggedChanges(fixture.directory).map(\.delta.revision) == [14])
         let crashed = try fixture.crashCopy()
         defer { try? FileManager.default.removeItem(atPath: crashed) }

@@ -22,15 +22,16 @@ struct DiskFullTests {
         let fixture = try StoreFixture()
         let mountPoint = fixture.directory + "/mnt"
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        guard try StoreFixture.run("/bin/mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", mountPoint]) == 0 else {
+        guard try SpawnedProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", mountPoint]).status == 0
+        else {
             Issue.record("cannot mount a tmpfs here")
             return
         }
-        defer { _ = try? StoreFixture.run("/bin/umount", ["-l", mountPoint]) }
+        defer { _ = try? SpawnedProcess.run("/bin/umount", ["-l", mountPoint]) }
         let store = try fixture.open(mountPoint + "/state", parts: parts)
         let start = Fixtures.date("2026-11-15T10:00:00Z")
         let kept = Fixtures.userID("kept")
-        _ = try await store.report(
+        _ = try await store.storeReport(
             PermissionReport(location: .whileInUse, observedAt: start), for: kept, receivedAt: start)
         let before = try await store.record(kept)
 
@@ -50,7 +51,7 @@ struct DiskFullTests {
             do {
                 // Always a change: an identical report needs no write and is accepted.
                 let location: LocationAuthorization = current?.permissions?.location == .always ? .denied : .always
-                _ = try await store.report(
+                _ = try await store.storeReport(
                     PermissionReport(location: location, observedAt: at), for: kept, receivedAt: at)
                 current = try await store.record(kept)
                 #expect(refused == 0, "a report was accepted after one was refused")
@@ -64,7 +65,7 @@ struct DiskFullTests {
 
         unlink(filler)
         let later = start.addingTimeInterval(100)
-        let outcome = try await store.report(
+        let outcome = try await store.storeReport(
             PermissionReport(location: .always, observedAt: later), for: kept, receivedAt: later)
         #expect(outcome.record.permissions?.location == .always)
         await store.close()

@@ -43,9 +43,9 @@ struct FirePathTests {
             (plain, PermissionReport(location: .whileInUse, notifications: .authorized, observedAt: start)),
             (muted, PermissionReport(location: .whileInUse, notifications: .denied, observedAt: start)),
         ]
-        for (userID, report) in reports { _ = try await store.report(report, for: userID, receivedAt: start) }
+        for (userID, report) in reports { _ = try await store.storeReport(report, for: userID, receivedAt: start) }
         try await store.checkpoint(snapshot: false)
-        _ = try await store.report(
+        _ = try await store.storeReport(
             PermissionReport(location: .always, observedAt: start), for: Fixtures.userID("evictor"), receivedAt: start)
     }
 
@@ -82,7 +82,7 @@ struct FirePathTests {
         }
         // With no cache, the next reminder is fired from the row again (the fold wrote the file
         // without keeping the record): sequence 2, equal to the record path's.
-        _ = try await fromRows.report(
+        _ = try await fromRows.storeReport(
             PermissionReport(location: .always, observedAt: start), for: Fixtures.userID("evictor-2"),
             receivedAt: start)
         let next = start.addingTimeInterval(120)
@@ -142,7 +142,7 @@ struct FirePathTests {
         try await prepare(store)
         let fired = try await store.fireDue(now: start.addingTimeInterval(60), limit: 100)
         let reminder = try #require(fired.events.first { $0.userID == plain })
-        let fixed = try await store.report(
+        let fixed = try await store.storeReport(
             PermissionReport(location: .always, notifications: .authorized, observedAt: start.addingTimeInterval(90)),
             for: plain, receivedAt: start.addingTimeInterval(90))
         guard case .withdraw(let withdraw)? = fixed.events.first else {

@@ -16,13 +16,14 @@ struct OutboxClaimTests {
         let opened = try backend.open(policy: policy, sinks: ["hook"])
         let store = opened.store
         let (x, y) = (Fixtures.userID("x"), Fixtures.userID("y"))
-        _ = try await store.report(
+        _ = try await store.storeReport(
             PermissionReport(location: .whileInUse, observedAt: start), for: x, receivedAt: start)
         _ = try await store.fireDue(now: start.addingTimeInterval(60))
         // x fixes the setting (a withdraw behind x's reminder), then y's reminder comes due.
         let later = start.addingTimeInterval(61)
-        _ = try await store.report(PermissionReport(location: .always, observedAt: later), for: x, receivedAt: later)
-        _ = try await store.report(
+        _ = try await store.storeReport(
+            PermissionReport(location: .always, observedAt: later), for: x, receivedAt: later)
+        _ = try await store.storeReport(
             PermissionReport(location: .whileInUse, observedAt: later), for: y, receivedAt: later)
         _ = try await store.fireDue(now: later.addingTimeInterval(60))
         #expect(await store.pendingEvents(for: "hook") == 3)
@@ -53,13 +54,14 @@ struct OutboxClaimTests {
         let opened = try backend.open(policy: policy, sinks: ["hook"])
         let store = opened.store
         let (x, y, z) = (Fixtures.userID("x"), Fixtures.userID("y"), Fixtures.userID("z"))
-        _ = try await store.report(
+        _ = try await store.storeReport(
             PermissionReport(location: .whileInUse, observedAt: start), for: x, receivedAt: start)
         _ = try await store.fireDue(now: start.addingTimeInterval(60))
         let later = start.addingTimeInterval(61)
-        _ = try await store.report(PermissionReport(location: .always, observedAt: later), for: x, receivedAt: later)
+        _ = try await store.storeReport(
+            PermissionReport(location: .always, observedAt: later), for: x, receivedAt: later)
         for user in [y, z] {
-            _ = try await store.report(
+            _ = try await store.storeReport(
                 PermissionReport(location: .whileInUse, observedAt: later), for: user, receivedAt: later)
         }
         _ = try await store.fireDue(now: later.addingTimeInterval(60))

@@ -21,7 +21,7 @@ struct PartitionedStateStoreTests {
         let store = try #require(try fixture.open(parts: 3, policy: policy, now: start) as? PartitionedStateStore)
         let users = (0..<60).map { Fixtures.userID("user-\($0)") }
         for user in users {
-            _ = try await store.report(
+            _ = try await store.storeReport(
                 PermissionReport(location: .whileInUse, observedAt: start), for: user, receivedAt: start)
         }
         await store.close()
@@ -71,8 +71,8 @@ struct PartitionedStateStoreTests {
                     location: [.always, .whileInUse, .denied].randomElement(using: &random)!,
                     notifications: [.authorized, .denied, nil].randomElement(using: &random)!,
                     observedAt: now)
-                let a = try await one.report(report, for: user, receivedAt: now)
-                let b = try await three.report(report, for: user, receivedAt: now)
+                let a = try await one.storeReport(report, for: user, receivedAt: now)
+                let b = try await three.storeReport(report, for: user, receivedAt: now)
                 #expect(a.changed == b.changed)
             }
             if step % 150 == 149 { try await expectSameAnswers(one, three, users: users, now: now) }
@@ -110,7 +110,7 @@ struct PartitionedStateStoreTests {
     }
 
     private func report(_ store: any StateStore, _ user: UserID, at now: Date) async throws -> ReportOutcome {
-        try await store.report(PermissionReport(location: .denied, observedAt: now), for: user, receivedAt: now)
+        try await store.storeReport(PermissionReport(location: .denied, observedAt: now), for: user, receivedAt: now)
     }
 
     /// Delivers what each sink may take now (all of them: which of a divided store's events come

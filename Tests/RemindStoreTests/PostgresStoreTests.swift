@@ -14,7 +14,7 @@ struct PostgresStoreTests {
         configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
 
     func report(_ store: any StateStore, _ user: String, _ location: LocationAuthorization) async throws {
-        _ = try await store.report(
+        _ = try await store.storeReport(
             PermissionReport(location: location, observedAt: start), for: Fixtures.userID(user), receivedAt: start)
     }
 
@@ -76,13 +76,12 @@ struct PostgresStoreTests {
             database,
             "UPDATE remindd_outbox SET lease_owner = 'lost-claims', lease_until = now() + interval '2 seconds'")
         #expect(await store.claimEvent(for: "file") == nil)
-        let asked = ContinuousClock.now
         var again: OutboxEvent?
         // The lease is the server's clock: look every 100 ms until it is taken again. Renewed
         // every 0.7 s, it would never run out; the deadline is wide for the parallel suite.
-        while again == nil && ContinuousClock.now - asked < .seconds(30) {
+        try await waitUntil("the lost claim taken again", within: .seconds(30), every: .milliseconds(100)) {
             again = await store.claimEvent(for: "file")
-            if again == nil { try await Task.sleep(for: .milliseconds(100)) }
+            return again != nil
         }
         #expect(again?.id == fired.events.first?.id, "renewed while nobody held it")
         await store.close()

@@ -18,7 +18,7 @@ struct StateStoreContractTests {
         -> ReportOutcome
     {
         let at = start.addingTimeInterval(offset)
-        return try await store.report(
+        return try await store.storeReport(
             PermissionReport(location: location, observedAt: at), for: Fixtures.userID(user), receivedAt: at)
     }
 

@@ -29,7 +29,7 @@ struct StateStoreTests {
         let fixture = try StoreFixture()
         let store = try fixture.open()
         let userID = Fixtures.userID("crash")
-        _ = try await store.report(report(.whileInUse, at: 0), for: userID, receivedAt: start)
+        _ = try await store.storeReport(report(.whileInUse, at: 0), for: userID, receivedAt: start)
         #expect(!FileManager.default.fileExists(atPath: await store.userFilePath(userID)))
         let crashed = try fixture.crashCopy()
         defer { try? FileManager.default.removeItem(atPath: crashed) }
@@ -52,7 +52,7 @@ struct StateStoreTests {
         let users = (0..<40).map { Fixtures.userID("user-\($0)") }
         let locations: [LocationAuthorization] = [.whileInUse, .always, .denied, .allowOnce]
         for (index, userID) in users.enumerated() {
-            _ = try await store.report(
+            _ = try await store.storeReport(
                 report(locations[index % 4], at: index), for: userID,
                 receivedAt: start.addingTimeInterval(Double(index)))
         }
@@ -60,7 +60,7 @@ struct StateStoreTests {
         try await store.checkpoint(snapshot: true)
         // More changes after the snapshot live only in the log (and files not yet synced).
         for (index, userID) in users.enumerated() where index % 3 == 0 {
-            _ = try await store.report(
+            _ = try await store.storeReport(
                 report(locations[(index + 1) % 4], at: 300 + index), for: userID,
                 receivedAt: start.addingTimeInterval(300 + Double(index)))
         }
@@ -95,7 +95,7 @@ struct StateStoreTests {
     @Test func tornLogTailIsCut() async throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
-        _ = try await store.report(report(.denied, at: 0), for: Fixtures.userID("a"), receivedAt: start)
+        _ = try await store.storeReport(report(.denied, at: 0), for: Fixtures.userID("a"), receivedAt: start)
         let crashed = try fixture.crashCopy()
         defer { try? FileManager.default.removeItem(atPath: crashed) }
         let log = crashed + "/wal"
@@ -116,7 +116,7 @@ struct StateStoreTests {
     @Test func logInJournalDirectoryIsMigrated() async throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
-        _ = try await store.report(report(.denied, at: 0), for: Fixtures.userID("a"), receivedAt: start)
+        _ = try await store.storeReport(report(.denied, at: 0), for: Fixtures.userID("a"), receivedAt: start)
         let crashed = try fixture.crashCopy()
         defer { try? FileManager.default.removeItem(atPath: crashed) }
         try FileManager.default.moveItem(atPath: crashed + "/wal", toPath: crashed + "/journal")
@@ -136,7 +136,7 @@ struct StateStoreTests {
             configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
         let store = try fixture.open(policy: policy, sinks: ["file", "journal"])
         for name in ["x", "y"] {
-            _ = try await store.report(report(.whileInUse, at: 0), for: Fixtures.userID(name), receivedAt: start)
+            _ = try await store.storeReport(report(.whileInUse, at: 0), for: Fixtures.userID(name), receivedAt: start)
         }
         #expect(await store.nextWakeAt() == start.addingTimeInterval(60))
         #expect(try await store.fireDue(now: start.addingTimeInterval(59)).users == 0)
@@ -166,7 +166,7 @@ struct StateStoreTests {
         let fixture = try StoreFixture()
         var store: FileStateStore? = try fixture.open()
         let userID = Fixtures.userID("gone")
-        _ = try await store!.report(report(.denied, at: 0), for: userID, receivedAt: start)
+        _ = try await store!.storeReport(report(.denied, at: 0), for: userID, receivedAt: start)
         try await store!.checkpoint(snapshot: false)
         let path = await store!.userFilePath(userID)
         #expect(FileManager.default.fileExists(atPath: path))
@@ -187,7 +187,7 @@ struct StateStoreTests {
         let fixture = try StoreFixture()
         var store: FileStateStore? = try fixture.open()
         for name in ["ok", "broken"] {
-            _ = try await store!.report(report(.always, at: 0), for: Fixtures.userID(name), receivedAt: start)
+            _ = try await store!.storeReport(report(.always, at: 0), for: Fixtures.userID(name), receivedAt: start)
         }
         let path = await store!.userFilePath(Fixtures.userID("broken"))
         await store!.close()
@@ -226,7 +226,7 @@ struct DeadLetterStoreTests {
             configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
         let store = try fixture.open(policy: policy, sinks: ["file", "hook"])
         let start = Fixtures.date("2026-11-15T10:00:00Z")
-        _ = try await store.report(
+        _ = try await store.storeReport(
             PermissionReport(location: .denied, observedAt: start), for: Fixtures.userID("d"), receivedAt: start)
         let event = try #require(try await store.fireDue(now: start.addingTimeInterval(60)).events.first)
         await store.complete(event.id, sink: "file")
@@ -289,7 +289,7 @@ struct DamagedStateTests {
         let fixture = try StoreFixture()
         let store = try fixture.open()
         for index in 0..<30 {
-            _ = try await store.report(
+            _ = try await store.storeReport(
                 PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID("u\(index)"),
                 receivedAt: start)
         }
@@ -311,7 +311,7 @@ struct DamagedStateTests {
     @Test func wellFormedChangeInTheSnapshotFailsItsChecksum() async throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
-        _ = try await store.report(
+        _ = try await store.storeReport(
             PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID("a"), receivedAt: start)
         await store.close()
         let path = fixture.directory + "/snapshot.tsv"
@@ -335,7 +335,7 @@ struct DamagedStateTests {
             configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
         let store = try fixture.open(policy: policy)
         for index in 0..<20 {
-            _ = try await store.report(
+            _ = try await store.storeReport(
                 PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID("u\(index)"),
                 receivedAt: start)
         }
@@ -364,7 +364,7 @@ struct DamagedStateTests {
         let fixture = try StoreFixture()
         let store = try fixture.open()
         for (index, location) in [LocationAuthorization.denied, .whileInUse, .allowOnce].enumerated() {
-            _ = try await store.report(
+            _ = try await store.storeReport(
                 PermissionReport(location: location, observedAt: start), for: Fixtures.userID("u\(index)"),
                 receivedAt: start)
         }
@@ -401,7 +401,7 @@ struct DamagedStateTests {
     func olderSnapshotFormatsFallBackToTheFiles(_ format: String) async throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
-        _ = try await store.report(
+        _ = try await store.storeReport(
             PermissionReport(location: .whileInUse, observedAt: start, locale: "de-CH", motion: .authorized),
             for: Fixtures.userID("a"), receivedAt: start)
         await store.close()

@@ -45,7 +45,7 @@ struct StatusCountsTests {
                     notifications: notifications.randomElement(using: &random)!,
                     observedAt: now.addingTimeInterval(-Double.random(in: 0...900, using: &random)),
                     motion: motions.randomElement(using: &random)!)
-                _ = try await store.report(report, for: user, receivedAt: now)
+                _ = try await store.storeReport(report, for: user, receivedAt: now)
                 known.insert(user)
             }
             if step % 100 == 0 { try await expectCountsMatch(store, known: known) }
@@ -94,7 +94,7 @@ struct StatusCountsTests {
                 accuracy: Bool.random(using: &random) ? .full : .reduced,
                 observedAt: start.addingTimeInterval(Double(index)),
                 motion: [.authorized, .denied, nil].randomElement(using: &random)!)
-            _ = try await store.report(
+            _ = try await store.storeReport(
                 report, for: Fixtures.userID("u\(index % 50)"), receivedAt: start + .seconds(index))
             // Half way, a snapshot: the rest is replayed from the log.
             if index == 100 { try await store.checkpoint(snapshot: true) }

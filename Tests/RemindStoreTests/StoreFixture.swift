@@ -54,12 +54,8 @@ final class StoreFixture: Sendable {
     /// leaves for the next start (the page cache survives a process crash).
     func crashCopy() throws -> String {
         let copy = directory + "-crash-\(UUID().uuidString.prefix(8))"
-        let status = try Self.run("/bin/cp", ["-a", directory, copy])
+        let status = try SpawnedProcess.run("/bin/cp", ["-a", directory, copy]).status
         precondition(status == 0, "cp failed")
         return copy
-    }
-
-    static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
-        try ChildProcess.run(executable, arguments)
     }
 }

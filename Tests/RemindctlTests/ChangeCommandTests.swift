@@ -8,7 +8,7 @@ struct ChangeCommandTests {
     /// `report` stores what the flags say and prints the resulting status; `--json` prints the
     /// API's answer, which is what GET then returns.
     @Test func reportStoresFlagsAndPrintsStatus() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         let result = try Remindctl.run(
             [
                 "report", "u-5", "--location", "whileInUse", "--accuracy", "reduced", "--services", "off",
@@ -33,7 +33,7 @@ struct ChangeCommandTests {
 
     /// A value `--location` does not know is a usage error naming the flag; nothing is sent.
     @Test func reportRefusesUnknownLocationNamingFlag() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         let result = try Remindctl.run(["report", "u-6", "--location", "sideways"], socket: daemon.socketPath)
         #expect(result.status == 2)
         #expect(result.standardError.contains("'sideways' is invalid for '--location <location>'"))
@@ -62,7 +62,7 @@ struct ChangeCommandTests {
 
     /// Without a terminal `forget` refuses to run unless given `--yes`, and says so.
     @Test func forgetNeedsYesWithoutTerminal() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         try daemon.report("u-7", #"{"location":"denied"}"#)
         let refused = try Remindctl.run(["forget", "u-7"], socket: daemon.socketPath)
         #expect(refused.status == 2)
@@ -81,7 +81,7 @@ struct ChangeCommandTests {
 
     /// On a terminal `forget` asks: "n" keeps the user (exit 1), "y" forgets them.
     @Test func forgetAsksOnTerminal() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         try daemon.report("u-8", #"{"location":"denied"}"#)
         let declining = try PseudoTerminal()
         declining.type("n\n")
@@ -101,7 +101,7 @@ struct ChangeCommandTests {
 
     /// `reload` applies a changed file; an invalid one fails with the key path and is not applied.
     @Test func reloadAppliesValidFileAndRefusesInvalidOne() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         let sinks = #""sinks":[{"type":"file","path":"\#(daemon.directory)/events.jsonl"}]"#
         try #"{"notification":{"notificationTriggerDelay":3600},\#(sinks)}"#.write(
             toFile: daemon.configPath, atomically: true, encoding: .utf8)

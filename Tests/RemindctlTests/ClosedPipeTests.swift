@@ -11,22 +11,17 @@ import Testing
 struct ClosedPipeTests {
     /// The command ends as one killed by SIGPIPE does: silently, no crash report.
     @Test func readerGoneEndsQuietlyLikeSIGPIPE() throws {
-        let daemon = try RunningDaemon(configuration: #"{"sinks":[{"type":"file","path":"/dev/null"}]}"#)
+        let daemon = try DaemonProcess.started(configuration: #"{"sinks":[{"type":"file","path":"/dev/null"}]}"#)
         for n in 0..<50 { try daemon.report("u-\(n)", #"{"location":"whileInUse"}"#) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuildProducts.path(of: "remindctl"))
-        process.arguments = ["--socket", daemon.socketPath, "pending"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        var pipeEnds: [Int32] = [0, 0]
+        #expect(pipe(&pipeEnds) == 0)
         // The reader is gone before the first line is written.
-        try output.fileHandleForReading.close()
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
-        #expect(process.terminationStatus == SIGPIPE)
+        close(pipeEnds[0])
+        defer { close(pipeEnds[1]) }
+        let result = try Remindctl.run(["pending"], socket: daemon.socketPath, standardOutput: pipeEnds[1])
+        // Killed by the signal: 128 + its number (remindctl's own exit codes are below 128).
+        #expect(result.status == 128 + SIGPIPE)
+        let stderr = result.standardError
         #expect(stderr.isEmpty, "\(stderr)")
     }
 }

@@ -15,20 +15,23 @@ struct DeadLettersCommandTests {
     /// process, after the sink's program exited, and announces it only in the journal; so the
     /// API is asked every 50 ms until the deadline (generous: the dead letter is stored with an
     /// fdatasync, which takes tens of seconds on a disk busy with a parallel suite's syncfs calls).
-    static func waitForDeadLetter(_ daemon: RunningDaemon) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(90)
-        while ContinuousClock.now < deadline {
-            let body = try daemon.get("/v1/dead-letters")
-            if body != #"{"deadLetters":[]}"# { return body }
-            try await Task.sleep(for: .milliseconds(50))
+    static func waitForDeadLetter(_ daemon: DaemonProcess) async throws -> String {
+        var body = ""
+        do {
+            try await waitUntil("a dead letter", within: .seconds(90), every: .milliseconds(50)) {
+                body = try daemon.get("/v1/dead-letters")
+                return body != #"{"deadLetters":[]}"#
+            }
+        } catch is DeadlineExceeded {
+            Issue.record("no dead letter within 90 s")
+            return ""
         }
-        Issue.record("no dead letter within 90 s")
-        return ""
+        return body
     }
 
     /// An empty list is one sentence; `--json` is the API's body.
     @Test func listSaysSoWhenEmpty() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         let result = try Remindctl.run(["dead-letters"], socket: daemon.socketPath)
         #expect(result.status == 0)
         #expect(result.standardOutput == "No dead letters.\n")
@@ -39,7 +42,7 @@ struct DeadLettersCommandTests {
     /// A failed reminder is listed with its id, type, sink and error; replaying it by id
     /// re-queues it, and naming an id that is not a dead letter fails.
     @Test func listAndReplayFailedReminder() async throws {
-        let daemon = try RunningDaemon(configuration: Self.failingConfiguration)
+        let daemon = try DaemonProcess.started(configuration: Self.failingConfiguration)
         try daemon.report("u-d", #"{"location":"denied"}"#)
         let api = try await Self.waitForDeadLetter(daemon)
 
@@ -65,7 +68,7 @@ struct DeadLettersCommandTests {
 
     /// `replay` without ids re-queues every dead letter; `--json` prints `{"replayed":N}`.
     @Test func replayWithoutIDsReplaysAll() async throws {
-        let daemon = try RunningDaemon(configuration: Self.failingConfiguration)
+        let daemon = try DaemonProcess.started(configuration: Self.failingConfiguration)
         try daemon.report("u-e", #"{"location":"denied"}"#)
         _ = try await Self.waitForDeadLetter(daemon)
         let json = try Remindctl.run(["--json", "dead-letters", "replay"], socket: daemon.socketPath)

@@ -21,7 +21,7 @@ struct ExitCodeTests {
 
     /// `$REMINDD_SOCKET` names the socket when `--socket` does not, and `--socket` wins over it.
     @Test func socketComesFromEnvironmentUnlessFlagGiven() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         let fromEnvironment = try Remindctl.run(["status"], environment: ["REMINDD_SOCKET": daemon.socketPath])
         #expect(fromEnvironment.status == 0)
         let overridden = try Remindctl.run(
@@ -32,7 +32,7 @@ struct ExitCodeTests {
 
     /// A stale socket file (the daemon gone) is unreachable too, not a protocol failure.
     @Test func stoppedDaemonExitsThree() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         #expect(daemon.stop() == 0)
         let result = try Remindctl.run(["status"], socket: daemon.socketPath)
         #expect(result.status == 3)
@@ -42,7 +42,7 @@ struct ExitCodeTests {
     /// The daemon's 404 for an unknown user is exit 1 with the problem's detail on stderr,
     /// for table and JSON output alike.
     @Test func unknownUserExitsOneWithProblemDetail() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         for arguments in [
             ["user", "nobody"], ["--json", "user", "nobody"], ["explain", "nobody"], ["history", "nobody"],
         ] {
@@ -55,7 +55,7 @@ struct ExitCodeTests {
 
     /// A report the daemon refuses (observed too far in the future) is exit 1 with its detail.
     @Test func refusedReportExitsOneWithProblemDetail() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         let result = try Remindctl.run(
             ["report", "u-f", "--location", "always", "--observed-at", "2999-01-01T00:00:00Z"],
             socket: daemon.socketPath)

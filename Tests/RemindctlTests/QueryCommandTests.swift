@@ -12,7 +12,7 @@ struct QueryCommandTests {
 
     /// `status` shows the counts and the sink table; `--json status` is GET /v1/status's body.
     @Test func statusPrintsCountsAndSinksWhenDaemonRuns() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         try daemon.report("u-1", #"{"location":"whileInUse"}"#)
         let result = try Remindctl.run(["status"], socket: daemon.socketPath)
         #expect(result.status == 0)
@@ -37,7 +37,7 @@ struct QueryCommandTests {
     /// `user ID` shows permissions, episode and next reminder; `--json` is the API's body, and
     /// the flag may follow the subcommand too.
     @Test func userPrintsStatusTable() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         try daemon.report(
             "u@x.com", #"{"location":"allowOnce","notifications":"denied","timeZone":"Europe/Berlin"}"#)
         let result = try Remindctl.run(["user", "u@x.com"], socket: daemon.socketPath)
@@ -61,7 +61,7 @@ struct QueryCommandTests {
 
     /// `explain ID` prints the policy's reasons, numbered, in the API's order.
     @Test func explainPrintsReasonsInOrder() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         try daemon.report("u-2", #"{"location":"whileInUse","accuracy":"reduced","notifications":"denied"}"#)
         let api = try daemon.get("/v1/users/u-2/explain")
         guard case .object(let object) = try JSONParser.parse(api), case .array(let reasons)? = object["reasons"]
@@ -86,7 +86,7 @@ struct QueryCommandTests {
 
     /// `history ID --limit 1` shows only the newest change, under a header.
     @Test func historyListsNewestChangeFirstWithLimit() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         let now = Date()
         let older = RFC3339.format(now.addingTimeInterval(-2 * 86_400))
         let newer = RFC3339.format(now.addingTimeInterval(-86_400))
@@ -111,7 +111,7 @@ struct QueryCommandTests {
 
     /// `pending` lists reminders soonest first; `--before` leaves out later ones.
     @Test func pendingListsRemindersSoonestFirst() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         let now = Date()
         let earlier = RFC3339.format(now.addingTimeInterval(-2 * 86_400))
         try daemon.report("u-late", #"{"location":"denied"}"#)

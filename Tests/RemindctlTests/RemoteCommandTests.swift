@@ -16,7 +16,7 @@ struct RemoteCommandTests {
         let pki: TestCertificates
         let tokenFile: String
         let port: Int
-        let daemon: RunningDaemon
+        let daemon: DaemonProcess
         var url: String { "https://127.0.0.1:\(port)" }
 
         init(clientCA: Bool) throws {
@@ -25,7 +25,7 @@ struct RemoteCommandTests {
             try "ctl-token-77a1\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
             port = try TCPPort.free()
             let clientCAFile = clientCA ? #""\#(pki.caFile)""# : "null"
-            daemon = try RunningDaemon(
+            daemon = try DaemonProcess.started(
                 configuration: #"{"listen":{"tcp":"127.0.0.1:\#(port)","tokenFile":"\#(tokenFile)","#
                     + #""tls":{"certFile":"\#(pki.serverCert)","keyFile":"\#(pki.serverKey)","#
                     + #""clientCAFile":\#(clientCAFile)}},"sinks":[{"type":"file","path":"\#(pki.directory)/e.jsonl"}]}"#

@@ -10,8 +10,8 @@ struct ServicesCommandTests {
         text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
-    static func daemon() throws -> RunningDaemon {
-        try RunningDaemon(
+    static func daemon() throws -> DaemonProcess {
+        try DaemonProcess.started(
             configuration: """
                 {"sinks":[{"type":"file","path":"/dev/null"}],
                  "services":{"driving":{"requires":["location","always"],"optional":["precise","motion"]},

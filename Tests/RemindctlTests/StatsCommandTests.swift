@@ -7,7 +7,7 @@ import Testing
 @Suite(.ownThread)
 struct StatsCommandTests {
     @Test func statsPrintsTheGroupsAndJSONAsTheAPI() throws {
-        let daemon = try RunningDaemon(configuration: #"{"sinks":[{"type":"file","path":"/dev/null"}]}"#)
+        let daemon = try DaemonProcess.started(configuration: #"{"sinks":[{"type":"file","path":"/dev/null"}]}"#)
         try daemon.report("u-1", #"{"location":"whileInUse"}"#)
         try daemon.report("u-1", #"{"location":"always"}"#)
         try daemon.report("u-2", #"{"location":"denied"}"#)

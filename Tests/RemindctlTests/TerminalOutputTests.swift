@@ -9,7 +9,7 @@ struct TerminalOutputTests {
 
     /// On a terminal the status table is coloured: the test that the terminal is seen as one.
     @Test func colourOnTerminal() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         try daemon.report("u-c", #"{"location":"whileInUse"}"#)
         let terminal = try PseudoTerminal()
         let result = try Remindctl.run(
@@ -21,7 +21,7 @@ struct TerminalOutputTests {
 
     /// With `NO_COLOR` set, the same output on a terminal has no escape sequence at all.
     @Test func noColourWithNoColorOnTerminal() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         try daemon.report("u-c", #"{"location":"whileInUse"}"#)
         for arguments in [["user", "u-c"], ["status"], ["history", "u-c"], ["explain", "u-c"]] {
             let terminal = try PseudoTerminal()
@@ -37,7 +37,7 @@ struct TerminalOutputTests {
 
     /// Output into a file or pipe has no escape sequences either.
     @Test func noColourWhenNotTerminal() throws {
-        let daemon = try RunningDaemon()
+        let daemon = try DaemonProcess.started()
         try daemon.report("u-c", #"{"location":"whileInUse"}"#)
         let result = try Remindctl.run(["user", "u-c"], socket: daemon.socketPath, environment: ["TERM": "xterm"])
         #expect(result.status == 0)

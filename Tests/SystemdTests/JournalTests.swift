@@ -85,11 +85,10 @@ struct JournalTests {
             // A full queue (-EAGAIN: the kernel holds 10 datagrams for journald, and the other
             // tests' daemons log to it too) is the retryable refusal the journal sink retries
             // later; this test does the same, every 5 ms until a deadline. Anything else fails.
-            let deadline = ContinuousClock.now + .seconds(30)
-            var result = JournalDatagram.send(fields)
-            while result == -EAGAIN && ContinuousClock.now < deadline {
-                usleep(5_000)
+            var result = -EAGAIN
+            try await waitUntil("room in journald's queue", within: .seconds(30), every: .milliseconds(5)) {
                 result = JournalDatagram.send(fields)
+                return result != -EAGAIN
             }
             #expect(result == 0)
             let entry = try journald.entry(matching: ["REMINDD_TEST_ID": testID])

@@ -2,7 +2,7 @@ import Foundation
 
 /// A user's repeated reports as the write-ahead log keeps them between a checkpoint and the
 /// fold into their file (ARCHITECTURE.md "Glossary"): the absolute `reportCount` they bring the record to, and
-/// what `RepeatedReports` holds, except that of the run's observation times only the newest
+/// what `PendingRepeats` holds, except that of the run's observation times only the newest
 /// is kept (each repeat usually has its own, and sixteen per user made the log lines four
 /// times as long; the older ones matter only to where a late report splits the run).
 ///
@@ -15,9 +15,9 @@ public struct LoggedRepeats: Sendable, Equatable {
     public var userID: UserID
     /// The record's `reportCount` with these repeats in.
     public var reportCount: Int
-    public var repeats: RepeatedReports
+    public var repeats: PendingRepeats
 
-    public init(userID: UserID, reportCount: Int, repeats: RepeatedReports) {
+    public init(userID: UserID, reportCount: Int, repeats: PendingRepeats) {
         self.userID = userID
         self.reportCount = reportCount
         self.repeats = repeats
@@ -51,7 +51,7 @@ public struct LoggedRepeats: Sendable, Equatable {
         var reader = JSONObjectReader(object)
         userID = try UserRecord.requiredUserID(&reader)
         reportCount = Int(try reader.integer("reportCount", in: 0...Int64.max) ?? 0)
-        var repeats = RepeatedReports()
+        var repeats = PendingRepeats()
         repeats.count = Int(try reader.integer("count", in: 1...Int64.max) ?? 1)
         repeats.lastReceivedAt = try UserRecord.requiredDate(&reader, "lastReportAt")
         if let newest = try UserRecord.optionalDate(&reader, "observedAt") { repeats.observations = [newest] }

@@ -13,7 +13,7 @@
 /// in order.
 ///
 /// The kept ranges never include the newest element of the previous revision: repeats answered
-/// from memory (`RepeatedReports`) change only the newest history entry and the small members,
+/// from memory (`PendingRepeats`) change only the newest history entry and the small members,
 /// so a delta carries them to the log even when the previous revision's file lacks them.
 public struct RecordDelta: Sendable, Equatable {
     /// The record after the change, with only the new newest history entries and episodes.

@@ -18,6 +18,14 @@ public struct UserID: Sendable, Hashable, Comparable, CustomStringConvertible {
         rawValue = text
     }
 
+    /// `-`, valid by construction and too short to hold storage of its own: what a packed
+    /// table leaves in a freed row.
+    package static let placeholder = UserID(valid: "-")
+
+    private init(valid text: String) {
+        rawValue = text
+    }
+
     /// Percent-decodes a URL path segment, then validates it, so `u%40x.com` is `u@x.com` and
     /// `%2E%2E` or `a%2Fb` are refused like `..` and `a/b`.
     public init(pathSegment: some StringProtocol) throws(ValidationError) {

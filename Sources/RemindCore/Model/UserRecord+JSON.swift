@@ -90,44 +90,6 @@ extension UserRecord {
         return writer.bytes
     }
 
-    /// One `known` register: `"name":{"value":…,"observedAt":…}`.
-    static func write(known name: String, _ value: String, _ observedAt: Date, to writer: inout JSONWriter) {
-        writer.key(name)
-        writer.beginObject()
-        writer.member("value", value)
-        writer.member("observedAt", RFC3339.format(observedAt))
-        writer.endObject()
-    }
-
-    /// Reads the register `key` of `known` (nil when absent); `value` reads its value member.
-    /// Errors name the member under `known`'s path (`known.motion.value` in a user file).
-    static func readKnown<Value>(
-        _ known: inout JSONObjectReader, _ key: String,
-        value: (inout JSONObjectReader) throws(ValidationError) -> Value?
-    ) throws(ValidationError) -> Known<Value>? {
-        guard let object = try known.object(key) else { return nil }
-        var register = JSONObjectReader(object, path: known.fieldPath(key))
-        guard let read = try value(&register) else {
-            throw ValidationError(field: register.fieldPath("value"), reason: "is required")
-        }
-        return Known(value: read, observedAt: try requiredDate(&register, "observedAt"))
-    }
-
-    /// Writes permissions in the API's shape; `observedAt` only where given (the current state).
-    public static func write(_ permissions: Permissions, observedAt: Date?, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.member("location", permissions.location.rawValue)
-        writer.member("accuracy", permissions.accuracy.rawValue)
-        writer.member("locationServices", permissions.locationServices)
-        writer.member("notifications", permissions.notifications.rawValue)
-        if let observedAt {
-            writer.member("observedAt", RFC3339.format(observedAt))
-        }
-        writer.member("timeZone", permissions.timeZone)
-        writer.member("motion", permissions.motion.rawValue)
-        writer.endObject()
-    }
-
     /// Decodes a user file. Any deviation from the format is an error naming the field: such
     /// a file is quarantined rather than half-read.
     public init(json bytes: some Collection<UInt8>) throws(ValidationError) {
@@ -241,64 +203,5 @@ extension UserRecord {
             knownNotifications: knownNotifications, knownTimeZone: knownTimeZone, device: device,
             knownMotion: knownMotion)
         self.revision = Int(revision)
-    }
-
-    static func readPermissions(_ object: JSONObject, path: String) throws(ValidationError) -> Permissions {
-        var reader = JSONObjectReader(object, path: path)
-        guard let location = try reader.enumeration("location", LocationAuthorization.self) else {
-            throw ValidationError(field: "\(path).location", reason: "is required")
-        }
-        return Permissions(
-            location: location,
-            accuracy: try reader.enumeration("accuracy", LocationAccuracy.self) ?? .full,
-            locationServices: try reader.bool("locationServices") ?? true,
-            notifications: try reader.enumeration("notifications", NotificationAuthorization.self) ?? .unknown,
-            timeZone: try reader.string("timeZone"),
-            motion: try reader.enumeration("motion", MotionAuthorization.self) ?? .unknown)
-    }
-
-    /// A delivery as the user file (and a logged `FiredChange`) writes it.
-    static func write(_ delivery: Delivery, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.member("id", delivery.id)
-        writer.member("sequence", delivery.sequence)
-        writer.member("dueAt", RFC3339.format(delivery.dueAt))
-        writer.member("deliveredAt", RFC3339.format(delivery.deliveredAt))
-        if delivery.heldOut { writer.member("heldOut", true) }
-        writer.endObject()
-    }
-
-    static func readDelivery(_ object: JSONObject, path: String) throws(ValidationError) -> Delivery {
-        var delivery = JSONObjectReader(object, path: path)
-        guard let id = try delivery.string("id"),
-            let sequence = try delivery.integer("sequence", in: 1...Int64(Int32.max))
-        else { throw ValidationError(field: path, reason: "needs id and sequence") }
-        return Delivery(
-            id: id, sequence: Int(sequence), dueAt: try Self.requiredDate(&delivery, "dueAt"),
-            deliveredAt: try Self.requiredDate(&delivery, "deliveredAt"),
-            heldOut: try delivery.bool("heldOut") ?? false)
-    }
-
-    static func optionalDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date? {
-        guard let text = try reader.string(key) else { return nil }
-        guard let date = RFC3339.parse(text) else {
-            throw ValidationError(field: reader.fieldPath(key), reason: "must be an RFC 3339 timestamp")
-        }
-        return date
-    }
-
-    /// The `userID` member, required (a log entry's user).
-    static func requiredUserID(_ reader: inout JSONObjectReader) throws(ValidationError) -> UserID {
-        guard let rawID = try reader.string("userID") else {
-            throw ValidationError(field: reader.fieldPath("userID"), reason: "is required")
-        }
-        return try UserID(rawID)
-    }
-
-    static func requiredDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date {
-        guard let date = try optionalDate(&reader, key) else {
-            throw ValidationError(field: reader.fieldPath(key), reason: "is required")
-        }
-        return date
     }
 }

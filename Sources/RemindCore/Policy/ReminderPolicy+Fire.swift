@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the scheduler must do for one user at one moment.
-public struct FireOutcome: Sendable, Equatable {
+public struct RecordFireOutcome: Sendable, Equatable {
     public var record: UserRecord
     /// Events to send: a reminder, a heartbeat, or both.
     public var events: [SinkEvent]
@@ -15,7 +15,7 @@ public struct FireOutcome: Sendable, Equatable {
 }
 
 /// What firing a user's schedule gives: the events and the delta on their record.
-public struct ScheduleFire: Sendable, Equatable {
+public struct ScheduleFireOutcome: Sendable, Equatable {
     /// Events to send: a reminder, a heartbeat, or both.
     public var events: [SinkEvent]
     /// What to record: the delivery (sent or held out), the suppression, the heartbeat.
@@ -35,17 +35,18 @@ extension ReminderPolicy {
     ///
     /// Calling it again at the same `now` does nothing more: deliveries and suppressions are
     /// recorded in the returned record.
-    public func fire(_ record: UserRecord, now: Date, daemonStartedAt: Date?) -> FireOutcome {
+    public func fire(_ record: UserRecord, now: Date, daemonStartedAt: Date?) -> RecordFireOutcome {
         let fired = fire(record.schedule, now: now, daemonStartedAt: daemonStartedAt)
         var record = record
         record.apply(fired.change)
-        return FireOutcome(record: record, events: fired.events, suppressed: fired.suppressed, heldOut: fired.heldOut)
+        return RecordFireOutcome(
+            record: record, events: fired.events, suppressed: fired.suppressed, heldOut: fired.heldOut)
     }
 
     /// The same from the user's schedule alone (which is all it reads): what lets the files
     /// backend fire a due user without reading their file. Applying the returned change to the
     /// schedule (or the record it came from) makes a second call at the same `now` do nothing.
-    public func fire(_ schedule: UserSchedule, now: Date, daemonStartedAt: Date?) -> ScheduleFire {
+    public func fire(_ schedule: UserSchedule, now: Date, daemonStartedAt: Date?) -> ScheduleFireOutcome {
         let now = now.millisecondPrecision
         var change = FiredChange(userID: schedule.userID)
         var events: [SinkEvent] = []
@@ -104,6 +105,6 @@ extension ReminderPolicy {
                         userID: schedule.userID, lastReportAt: schedule.lastReportAt, dueAt: boundary, createdAt: now)))
         }
         if change.delivery == nil && change.suppressedAfter == nil { change.episodeStartedAt = nil }
-        return ScheduleFire(events: events, change: change, suppressed: suppressed, heldOut: heldOut)
+        return ScheduleFireOutcome(events: events, change: change, suppressed: suppressed, heldOut: heldOut)
     }
 }

@@ -1,20 +1,20 @@
 import Foundation
 import RemindClient
-import RemindTesting
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// The real `remindd` binary, started by a test in a temp directory of its own and stopped by
-/// PID. Readiness is the daemon's own `READY=1` on a real `NOTIFY_SOCKET`, never a sleep.
-final class DaemonProcess: @unchecked Sendable {
-    enum Failure: Error, CustomStringConvertible {
+/// PID. Readiness is the daemon's own `READY=1` on a real `NOTIFY_SOCKET`, never a sleep. The
+/// end-to-end tests and remindctl's tests share it.
+public final class DaemonProcess: @unchecked Sendable {
+    public enum Failure: Error, CustomStringConvertible {
         case binaryMissing(String)
         case notReady(String)
         case exitedEarly(Int32, String)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .binaryMissing(let path): "remindd binary not found at \(path); run swift build first"
             case .notReady(let log): "remindd did not send READY=1; its output:\n\(log)"
@@ -23,39 +23,56 @@ final class DaemonProcess: @unchecked Sendable {
         }
     }
 
-    let directory: String
-    var stateDirectory: String { directory + "/state" }
-    var socketPath: String { directory + "/r.sock" }
-    var configPath: String { directory + "/remindd.json" }
-    var eventsPath: String { directory + "/events.jsonl" }
-    var logPath: String { directory + "/remindd.log" }
-    private(set) var process: SpawnedProcess?
+    public let directory: String
+    public var stateDirectory: String { directory + "/state" }
+    public var socketPath: String { directory + "/r.sock" }
+    public var configPath: String { directory + "/remindd.json" }
+    public var eventsPath: String { directory + "/events.jsonl" }
+    public var logPath: String { directory + "/remindd.log" }
+    public private(set) var process: SpawnedProcess?
     private var notify: DatagramListener?
-    var client: UnixHTTPClient { UnixHTTPClient(socketPath: socketPath) }
-    var pid: Int32? { process?.pid }
+    public var client: DaemonHTTPClient { DaemonHTTPClient(socketPath: socketPath) }
+    public var pid: Int32? { process?.pid }
 
     /// A temp directory with a configuration: a file sink into `events.jsonl` plus whatever
     /// `configuration` sets at the top level (JSON members without the braces).
-    init(configuration: String = "", extraSinks: String = "") throws {
+    public init(configuration: String = "", extraSinks: String = "") throws {
+        directory = try Self.makeDirectory()
+        try writeConfiguration(configuration, extraSinks: extraSinks)
+    }
+
+    /// A temp directory with `configurationFile` (a whole JSON object) as the configuration,
+    /// the suite's `storage` member added unless it names one.
+    public init(configurationFile json: String) throws {
+        directory = try Self.makeDirectory()
+        var json = json
+        if !json.contains(#""storage""#), case let storage = try storageMember(), !storage.isEmpty {
+            let rest = json.drop { $0 != "{" }.dropFirst()
+            let separator = rest.trimmingCharacters(in: .whitespacesAndNewlines) == "}" ? "" : ","
+            json = "{" + storage + separator + rest
+        }
+        try json.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    private static func makeDirectory() throws -> String {
         var template = Array("/tmp/remindd-e2e-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        directory = String(cString: made)
-        try writeConfiguration(configuration, extraSinks: extraSinks)
+        return String(cString: made)
     }
 
     /// The backend the end-to-end suite runs against (`TestStorage`): the state directory's
     /// files, in one store or two parts, or with `REMINDD_TEST_STORAGE=postgres` a database of
     /// its own on the test process's PostgreSQL server (one switch, the same tests). Tests of
     /// the single store's files themselves are marked `filesBackendOnly`.
-    static let usesPostgres = TestStorage.current == .postgres
+    public static let usesPostgres = TestStorage.current == .postgres
 
     /// This daemon's `storage` member and database, made at its first configuration and kept
     /// across restarts.
     private var storage: String?
-    private(set) var databaseName: String?
+    public private(set) var databaseName: String?
 
     /// The `storage` member for the suite's backend; empty for files.
-    func storageMember() throws -> String {
+    public func storageMember() throws -> String {
         if storage == nil, let (database, member) = try TestStorage.current.member() {
             (databaseName, storage) = (database, member)
         }
@@ -63,7 +80,7 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Replaces the configuration file (for sinks that need files in `directory` first).
-    func writeConfiguration(_ configuration: String, extraSinks: String) throws {
+    public func writeConfiguration(_ configuration: String, extraSinks: String) throws {
         var configuration = configuration
         if !configuration.contains("\"storage\""), case let storage = try storageMember(), !storage.isEmpty {
             configuration = configuration.isEmpty ? storage : configuration + "," + storage
@@ -77,7 +94,9 @@ final class DaemonProcess: @unchecked Sendable {
     /// The paths of every user file, quarantined file and outcomes log file in a state
     /// directory: under `users/`, `quarantine/` and `outcomes/` at its top, or in each part of
     /// a divided one.
-    static func stateFiles(_ stateDirectory: String) -> (users: [String], quarantined: [String], outcomes: [String]) {
+    public static func stateFiles(
+        _ stateDirectory: String
+    ) -> (users: [String], quarantined: [String], outcomes: [String]) {
         var found: (users: [String], quarantined: [String], outcomes: [String]) = ([], [], [])
         let files = FileManager.default.enumerator(atPath: stateDirectory)
         while let path = files?.nextObject() as? String {
@@ -98,7 +117,7 @@ final class DaemonProcess: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    static var binaryPath: String {
+    public static var binaryPath: String {
         // Figures for the release build: REMINDD_TEST_BINARY=.build/release/remindd swift test …
         if let chosen = ProcessInfo.processInfo.environment["REMINDD_TEST_BINARY"], !chosen.isEmpty { return chosen }
         // The test bundle sits next to the package's executables in the build directory.
@@ -113,7 +132,7 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Starts the daemon and returns once it sent READY=1.
-    func start(
+    public func start(
         arguments: [String]? = nil, environment extra: [String: String] = [:], waitForReady: Bool = true,
         launcher: [String] = [], binary: String = DaemonProcess.binaryPath
     ) throws {
@@ -145,28 +164,33 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// Waits for a notify datagram containing `text` (bounded: 60 s) and returns it.
     @discardableResult
-    func waitFor(_ text: String, timeout: Duration = .seconds(60)) throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            guard let process else { throw Failure.notReady(self.log) }
-            // Datagrams already sent are read before looking at whether the process ended:
-            // a daemon that fails at start says why and then exits.
-            let exited = !process.isRunning
-            if let message = try notify?.receive(timeout: .milliseconds(exited ? 0 : 500)) {
-                if message.contains(text) { return message }
-                continue
+    public func waitFor(_ text: String, timeout: Duration = .seconds(60)) throws -> String {
+        var found: String?
+        do {
+            // No pause between checks: each one waits up to 500 ms for a datagram.
+            try waitUntil("a notify datagram with \(text)", within: timeout, pausingThread: .zero) {
+                guard let process else { throw Failure.notReady(self.log) }
+                // Datagrams already sent are read before looking at whether the process ended:
+                // a daemon that fails at start says why and then exits.
+                let exited = !process.isRunning
+                if let message = try notify?.receive(timeout: .milliseconds(exited ? 0 : 500)) {
+                    if message.contains(text) { found = message }
+                    return found != nil
+                }
+                if exited { throw Failure.exitedEarly(Self.code(process.exitStatus ?? -1), self.log) }
+                return false
             }
-            if exited { throw Failure.exitedEarly(Self.code(process.exitStatus ?? -1), self.log) }
-        }
-        throw Failure.notReady(log)
+        } catch is DeadlineExceeded {}
+        guard let found else { throw Failure.notReady(log) }
+        return found
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Sends a signal and waits for the process to end; returns its exit status (or the
     /// terminating signal).
     @discardableResult
-    func stop(signal: Int32 = SIGTERM) -> Int32 {
+    public func stop(signal: Int32 = SIGTERM) -> Int32 {
         guard let process else { return -1 }
         kill(process.pid, signal)
         self.process = nil
@@ -175,35 +199,33 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// The exit code, or the signal that ended the process (as Foundation's `Process` gave it:
     /// remindd itself exits 0, 1 or 78, never 128 or more).
-    static func code(_ status: Int32) -> Int32 { status > 128 ? status - 128 : status }
+    public static func code(_ status: Int32) -> Int32 { status > 128 ? status - 128 : status }
 
     /// Waits for a process that exits by itself (a start-up failure).
-    func waitForExit() -> Int32 {
+    public func waitForExit() -> Int32 {
         guard let process else { return -1 }
         self.process = nil
         return Self.code(process.wait(timeout: .seconds(120)) ?? process.stop())
     }
 
     /// The events in the file sink, one JSON object per line.
-    var events: [String] {
+    public var events: [String] {
         ((try? String(contentsOfFile: eventsPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
     /// Waits until the file sink holds at least `count` events (bounded): the daemon writes and
     /// fsyncs the file from another process, so there is no in-process signal to wait on and
     /// the file is looked at every 50 ms until the deadline.
-    func waitForEvents(_ count: Int, timeout: Duration = .seconds(90)) async throws -> [String] {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let current = events
-            if current.count >= count { return current }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+    public func waitForEvents(_ count: Int, timeout: Duration = .seconds(90)) async throws -> [String] {
+        // At the deadline the events so far: the caller's expectation names what is missing.
+        do {
+            try await waitUntil("\(count) events", within: timeout, every: .milliseconds(50)) { events.count >= count }
+        } catch is DeadlineExceeded {}
         return events
     }
 
     @discardableResult
-    func post(_ userID: String, _ body: String) throws -> HTTPReply {
+    public func post(_ userID: String, _ body: String) throws -> HTTPReply {
         try client.send("POST", "/v1/users/\(userID)/reports", body: Array(body.utf8))
     }
 
@@ -211,7 +233,9 @@ final class DaemonProcess: @unchecked Sendable {
     /// in time) is sent again after its `Retry-After`, until `limit`. For the tests that post
     /// hundreds of reports while the rest of the suite loads the one PostgreSQL server; the
     /// tests of the `503` itself use ``post(_:_:)``.
-    func postRetrying(_ userID: String, _ body: String, within limit: Duration = .seconds(120)) throws -> HTTPReply {
+    public func postRetrying(
+        _ userID: String, _ body: String, within limit: Duration = .seconds(120)
+    ) throws -> HTTPReply {
         let deadline = ContinuousClock.now + limit
         while true {
             let reply = try post(userID, body)
@@ -219,5 +243,15 @@ final class DaemonProcess: @unchecked Sendable {
             let seconds = reply.headers["retry-after"].flatMap(Double.init) ?? 1
             usleep(UInt32(min(max(seconds, 0.1), 5) * 1_000_000))
         }
+    }
+
+    /// Stores a report through the API, as an app backend would; anything but `200` throws.
+    public func report(_ userID: String, _ body: String) throws {
+        guard try post(userID, body).status == 200 else { throw POSIXError(.EPROTO) }
+    }
+
+    /// The body of a GET.
+    public func get(_ path: String) throws -> String {
+        try client.send("GET", path).text
     }
 }

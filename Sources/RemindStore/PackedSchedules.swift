@@ -11,7 +11,7 @@ import RemindCore
 /// their exact `Double` (NaN for none), the time zone, the experiment group and the locale as
 /// numbers in tables of those seen, the small fields in bytes. A schedule read back is equal
 /// to the one stored.
-struct ScheduleTable: Sendable {
+struct PackedSchedules: Sendable {
     private struct Row {
         var userID: UserID
         var episodeStartedAt: Double
@@ -19,7 +19,7 @@ struct ScheduleTable: Sendable {
         var lastReportAt: Double
         var lastHeartbeatAt: Double
         /// The user's next wake-up (NaN for none): kept here rather than in a dictionary of
-        /// its own beside the heap (`ScheduleIndex`), which cost 50 B per user at a million.
+        /// its own beside the heap (`WakeUpHeap`), which cost 50 B per user at a million.
         var wake: Double = .nan
         var deliveredCount: Int32
         /// 0: none; else 1 + the index in `zones`.
@@ -29,7 +29,7 @@ struct ScheduleTable: Sendable {
         /// `ServiceConditions`: what holds for the services (docs/configuration.md).
         var conditions: UInt8
         /// Bit 0: notifications deliverable; bit 1: suppressed; bit 2: counted as a pending
-        /// reminder (see `ScheduleBook`).
+        /// reminder (see `Schedules`).
         var flags: UInt8
         /// The open episode's experiment group: 0 none, `overflowedGroup` for one kept in
         /// `overflow`, else its number in `groups`.
@@ -82,7 +82,7 @@ struct ScheduleTable: Sendable {
                     freeRows.append(row)
                     if !overflow.isEmpty { overflow[userID] = nil }
                     // Drop the ID's storage (a long ID is on the heap).
-                    rows[Int(row)].userID = Self.placeholder
+                    rows[Int(row)].userID = .placeholder
                 }
                 return
             }
@@ -198,8 +198,6 @@ struct ScheduleTable: Sendable {
     func forEach(_ body: (UserSchedule) throws -> Void) rethrows {
         for row in rowOf.values { try body(schedule(rows[Int(row)])) }
     }
-
-    private static let placeholder = try! UserID("-")
 
     private static func bits(_ date: Date?) -> Double { date?.timeIntervalSinceReferenceDate ?? .nan }
     private static func date(_ bits: Double) -> Date? {

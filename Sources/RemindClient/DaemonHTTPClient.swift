@@ -40,7 +40,7 @@ public struct ClientError: Error, Sendable, Equatable, CustomStringConvertible {
 /// from anywhere. Each call waits on AsyncHTTPClient's future, which is allowed off its event
 /// loop. Connection attempts are not retried, so "nothing listens on the socket" is an answer
 /// (remindctl's exit code 3) at once rather than after a connect timeout.
-public struct UnixHTTPClient: Sendable {
+public struct DaemonHTTPClient: Sendable {
     /// Where the daemon is, for messages: the socket path, or the remote endpoint's URL.
     public let socketPath: String
     public var timeoutSeconds: Int

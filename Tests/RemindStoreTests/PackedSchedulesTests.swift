@@ -5,7 +5,7 @@ import Testing
 
 @testable import RemindStore
 
-struct ScheduleTableTests {
+struct PackedSchedulesTests {
     func schedule(_ id: String, zone: String?, started: Date?, errors: [PermissionErrorType]) throws -> UserSchedule {
         UserSchedule(
             userID: try UserID(id), errors: PermissionErrorSet(errors),
@@ -17,7 +17,7 @@ struct ScheduleTableTests {
     }
 
     @Test func schedulesComeBackExactlyAndRowsAreReused() throws {
-        var table = ScheduleTable()
+        var table = PackedSchedules()
         let started = Date(timeIntervalSince1970: 1_794_736_800.987_654_321)
         let a = try schedule(
             "a", zone: "Europe/Berlin", started: started, errors: [.locationNotAuthorizedAlways, .motionNotAuthorized])
@@ -45,7 +45,7 @@ struct ScheduleTableTests {
     /// leaves nothing behind in the overflow.
     @Test func localesAndGroupsPastTheTablesComeBackExactly() throws {
         // Tables of 8 values each (65,534 and 254 in the daemon).
-        var table = ScheduleTable(internCapacity: 8)
+        var table = PackedSchedules(internCapacity: 8)
         let started = Date(timeIntervalSince1970: 1_794_736_800.5)
         var schedules: [UserSchedule] = []
         for index in 0..<40 {
@@ -77,7 +77,7 @@ struct ScheduleTableTests {
     @Test(arguments: 0..<20)
     func wakeUpsFollowAModel(seed: UInt64) throws {
         var rng = SplitMix64(seed: 0x5CED_0000 + seed)
-        var book = ScheduleBook(table: ScheduleTable(), policy: ReminderPolicy(), daemonStartedAt: .distantPast)
+        var book = Schedules(table: PackedSchedules(), policy: ReminderPolicy(), daemonStartedAt: .distantPast)
         var model: [UserID: Date] = [:]
         let users = try (0..<64).map { try UserID("w\($0)") }
         let base = Date(timeIntervalSince1970: 1_795_000_000)

@@ -6,9 +6,9 @@ import RemindCore
 ///
 /// The counts are what the rows say: each row carries whether it counts a pending reminder,
 /// so replacing or removing a schedule adjusts the totals by exactly what the old row added.
-struct ScheduleBook {
-    private(set) var table: ScheduleTable
-    private var wakes = ScheduleIndex()
+struct Schedules {
+    private(set) var table: PackedSchedules
+    private var wakes = WakeUpHeap()
     private(set) var policy: ReminderPolicy
     let daemonStartedAt: Date
     private(set) var openEpisodes = 0
@@ -26,7 +26,7 @@ struct ScheduleBook {
         case none
     }
 
-    init(table: consuming ScheduleTable, policy: ReminderPolicy, daemonStartedAt: Date) {
+    init(table: consuming PackedSchedules, policy: ReminderPolicy, daemonStartedAt: Date) {
         self.table = table
         self.policy = policy
         self.daemonStartedAt = daemonStartedAt
@@ -128,7 +128,7 @@ struct ScheduleBook {
         return nil
     }
 
-    /// The status counts this book keeps; the store adds its own (outbox, dead letters).
+    /// The status counts these schedules keep; the store adds its own (outbox, dead letters).
     mutating func statistics() -> StoreStatistics {
         var statistics = StoreStatistics()
         statistics.users = count
@@ -154,7 +154,7 @@ struct ScheduleBook {
         return Array(pending.prefix(limit))
     }
 
-    private mutating func count(_ counted: ScheduleTable.Counted?, sign: Int) {
+    private mutating func count(_ counted: PackedSchedules.Counted?, sign: Int) {
         guard let counted else { return }
         if counted.openEpisode { openEpisodes += sign }
         if counted.pendingReminder { pendingReminders += sign }

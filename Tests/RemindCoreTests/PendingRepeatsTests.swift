@@ -3,7 +3,7 @@ import RemindCore
 import RemindTesting
 import Testing
 
-struct RepeatedReportsTests {
+struct PendingRepeatsTests {
     let policy = ReminderPolicy(
         configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 3600)))
     let userID = Fixtures.userID("repeats")
@@ -43,9 +43,9 @@ struct RepeatedReportsTests {
     @Test(arguments: propertySeeds(0x5EED_0017, count: 200))
     func foldingRepeatsEqualsApplyingThem(seed: UInt64) throws {
         var (applied, receivedAt) = record(seed: seed)
-        let basis = try #require(RepeatBasis(applied))
+        let basis = try #require(RepeatCriterion(applied))
         var folded = applied
-        var pending = RepeatedReports()
+        var pending = PendingRepeats()
         var rng = SplitMix64(seed: seed ^ 0xABCD)
         for _ in 0..<rng.int(1...40) {
             let report = candidate(applied, using: &rng)
@@ -69,10 +69,10 @@ struct RepeatedReportsTests {
     func loggedRepeatsFoldOnceWhateverTheFileHolds(seed: UInt64) throws {
         let (base, start) = record(seed: seed)
         var receivedAt = start
-        let basis = try #require(RepeatBasis(base))
+        let basis = try #require(RepeatCriterion(base))
         var rng = SplitMix64(seed: seed ^ 0x7777)
-        var all = RepeatedReports()
-        var prefix = RepeatedReports()
+        var all = PendingRepeats()
+        var prefix = PendingRepeats()
         let split = rng.int(0...20)
         for index in 0..<rng.int(1...40) {
             let report = candidate(base, using: &rng)
@@ -81,6 +81,7 @@ struct RepeatedReportsTests {
             all.add(report, receivedAt: receivedAt)
             if index < split { prefix.add(report, receivedAt: receivedAt) }
         }
+        // A seed whose candidates were no repeats leaves nothing to log.
         guard !all.isEmpty else { return }
         let logged = LoggedRepeats(userID: userID, reportCount: base.reportCount + all.count, repeats: all)
         var writer = JSONWriter()
@@ -116,7 +117,7 @@ struct RepeatedReportsTests {
     @Test(arguments: propertySeeds(0x5EED_1017, count: 200))
     func aRepeatNeverChangesTheState(seed: UInt64) throws {
         let (record, receivedAt) = record(seed: seed)
-        let basis = try #require(RepeatBasis(record))
+        let basis = try #require(RepeatCriterion(record))
         var rng = SplitMix64(seed: seed ^ 0x1234)
         for _ in 0..<20 {
             let report = candidate(record, using: &rng)
@@ -135,7 +136,7 @@ struct RepeatedReportsTests {
         let start = Fixtures.date("2026-11-15T10:00:00Z")
         let first = PermissionReport(location: .whileInUse, notifications: .authorized, observedAt: start)
         let record = policy.apply(first, to: nil, userID: userID, receivedAt: start).record
-        let basis = try #require(RepeatBasis(record))
+        let basis = try #require(RepeatCriterion(record))
         var same = first
         same.observedAt = start.addingTimeInterval(60)
         #expect(basis.isRepeat(same))

@@ -3,7 +3,7 @@ import RemindAPI
 import RemindCore
 
 /// What answers a repeated report from memory (a repeat, ARCHITECTURE.md "Glossary"): for each user who reported since
-/// start, the `RepeatBasis` of their record, their status as a `StatusTemplate`, the three
+/// start, the `RepeatCriterion` of their record, their status as a `StatusTemplate`, the three
 /// values a repeat moves, and the repeats not yet folded into the record.
 ///
 /// A repeat costs a dictionary lookup, a comparison and a splice of the cached answer: no
@@ -22,16 +22,16 @@ import RemindCore
 /// (`busy`: a change, a fire or a fold in progress) gets no answer here: their report waits
 /// for the store, in arrival order.
 ///
-/// One shard of a `RepeatDesk`, which keeps it behind a lock.
-struct RepeatBook {
+/// One shard of a `RepeatRows`, which keeps it behind a lock.
+struct RepeatRowShard {
     struct Row {
         /// Nil once a new policy came: the row then only keeps its pending repeats for the fold.
-        var basis: RepeatBasis?
+        var criterion: RepeatCriterion?
         var template: StatusTemplate
         var observedAt: Date
         var reportCount: Int
         var lastReportAt: Date
-        var pending = RepeatedReports()
+        var pending = PendingRepeats()
         /// Whether `pending` gained repeats since it was last logged.
         var unlogged = false
     }
@@ -50,7 +50,7 @@ struct RepeatBook {
     /// pending and returns the encoded status. Nil when it does not (or the user has no row, or
     /// is busy): the report takes the full path.
     mutating func answer(_ report: PermissionReport, of userID: UserID, receivedAt: Date) -> [UInt8]? {
-        guard let index = rows.index(forKey: userID), rows.values[index].basis?.isRepeat(report) == true,
+        guard let index = rows.index(forKey: userID), rows.values[index].criterion?.isRepeat(report) == true,
             busy.isEmpty || !busy.contains(userID)
         else { return nil }
         if rows.values[index].pending.isEmpty { pendingUsers.append(userID) }
@@ -82,13 +82,13 @@ struct RepeatBook {
     }
 
     /// Takes the user's pending repeats, to fold them into the record; the row stays.
-    mutating func takePending(_ userID: UserID) -> RepeatedReports? {
+    mutating func takePending(_ userID: UserID) -> PendingRepeats? {
         guard let pending = rows[userID]?.pending, !pending.isEmpty else { return nil }
-        rows[userID]!.pending = RepeatedReports()
+        rows[userID]!.pending = PendingRepeats()
         return pending
     }
 
-    mutating func restorePending(_ pending: RepeatedReports, of userID: UserID) {
+    mutating func restorePending(_ pending: PendingRepeats, of userID: UserID) {
         guard rows[userID] != nil else { return }
         if rows[userID]!.pending.isEmpty { pendingUsers.append(userID) }
         rows[userID]!.pending = pending
@@ -163,6 +163,6 @@ struct RepeatBook {
     /// fold but answer no more repeats (a new policy may reconcile their episodes differently).
     mutating func invalidateAll() {
         rows = rows.filter { !$0.value.pending.isEmpty }
-        for index in rows.indices { rows.values[index].basis = nil }
+        for index in rows.indices { rows.values[index].criterion = nil }
     }
 }

@@ -3,20 +3,11 @@ import RemindAPI
 import RemindCore
 import Synchronization
 
-/// Answers repeated reports synchronously, on whatever thread asks: what lets the HTTP layer
-/// answer a repeat on the connection's event loop, without a task, an actor or a hop.
-public protocol RepeatAnswering: Sendable {
-    /// The user's encoded status after `report`, when it only repeats their state and is noted
-    /// (durable as the `StateStore` contract allows for such counters); nil when the report must
-    /// go to `StateStore.answerReport`.
-    func answerRepeat(_ report: PermissionReport, of userID: UserID, receivedAt: Date) -> [UInt8]?
-}
-
-/// The files backend's repeat rows (`RepeatBook`), sharded by user behind a lock each, so that
+/// The files backend's repeat rows (`RepeatRowShard`), sharded by user behind a lock each, so that
 /// both cores answer repeats at once and neither waits for the store's actor.
-public final class RepeatDesk: RepeatAnswering {
+public final class RepeatRows: RepeatAnswering {
     private final class Shard: Sendable {
-        let book = Mutex(RepeatBook())
+        let rows = Mutex(RepeatRowShard())
     }
 
     private let shards: [Shard]
@@ -30,14 +21,14 @@ public final class RepeatDesk: RepeatAnswering {
     private func shard(_ userID: UserID) -> Shard { shards[shardIndex(userID)] }
 
     /// Runs `body` once per shard with that shard's users among `userIDs`, in their order.
-    private func withShards(of userIDs: [UserID], _ body: (inout RepeatBook, [UserID]) -> Void) {
+    private func withShards(of userIDs: [UserID], _ body: (inout RepeatRowShard, [UserID]) -> Void) {
         var byShard: [Int: [UserID]] = [:]
         for userID in userIDs { byShard[shardIndex(userID), default: []].append(userID) }
-        for (index, users) in byShard { shards[index].book.withLock { body(&$0, users) } }
+        for (index, users) in byShard { shards[index].rows.withLock { body(&$0, users) } }
     }
 
     public func answerRepeat(_ report: PermissionReport, of userID: UserID, receivedAt: Date) -> [UInt8]? {
-        shard(userID).book.withLock { $0.answer(report, of: userID, receivedAt: receivedAt) }
+        shard(userID).rows.withLock { $0.answer(report, of: userID, receivedAt: receivedAt) }
     }
 
     /// A row for a record a report was just applied to (its pending repeats folded in); returns
@@ -47,74 +38,74 @@ public final class RepeatDesk: RepeatAnswering {
             remove(record.userID)
             return nil
         }
-        guard let basis = RepeatBasis(record) else {
+        guard let criterion = RepeatCriterion(record) else {
             remove(record.userID)
             return status.jsonBytes
         }
         let template = StatusTemplate(status)
-        let row = RepeatBook.Row(
-            basis: basis, template: template, observedAt: status.observedAt, reportCount: record.reportCount,
+        let row = RepeatRowShard.Row(
+            criterion: criterion, template: template, observedAt: status.observedAt, reportCount: record.reportCount,
             lastReportAt: record.lastReportAt)
-        shard(record.userID).book.withLock { $0.set(row, of: record.userID) }
+        shard(record.userID).rows.withLock { $0.set(row, of: record.userID) }
         return template.bytes
     }
 
     /// Marks a user owned by the store (no repeat is answered here meanwhile), or no longer.
     func setBusy(_ userID: UserID, _ isBusy: Bool) {
-        shard(userID).book.withLock { $0.setBusy(userID, isBusy) }
+        shard(userID).rows.withLock { $0.setBusy(userID, isBusy) }
     }
 
-    func takePending(_ userID: UserID) -> RepeatedReports? {
-        shard(userID).book.withLock { $0.takePending(userID) }
+    func takePending(_ userID: UserID) -> PendingRepeats? {
+        shard(userID).rows.withLock { $0.takePending(userID) }
     }
 
     /// Puts back repeats taken for a fold that failed (the user was owned meanwhile).
-    func restorePending(_ pending: RepeatedReports, of userID: UserID) {
-        shard(userID).book.withLock { $0.restorePending(pending, of: userID) }
+    func restorePending(_ pending: PendingRepeats, of userID: UserID) {
+        shard(userID).rows.withLock { $0.restorePending(pending, of: userID) }
     }
 
     func hasPending(_ userID: UserID) -> Bool {
-        shard(userID).book.withLock { $0.hasPending(userID) }
+        shard(userID).rows.withLock { $0.hasPending(userID) }
     }
 
     /// Users that may have pending repeats, from every shard; each list starts afresh.
     func takePendingUsers() -> [UserID] {
-        shards.flatMap { shard in shard.book.withLock { $0.takePendingUsers() } }
+        shards.flatMap { shard in shard.rows.withLock { $0.takePendingUsers() } }
     }
 
     /// Users' pending repeats gained since they were last logged, from every shard; they now
     /// count as logged.
     func takeUnlogged() -> [LoggedRepeats] {
-        shards.flatMap { shard in shard.book.withLock { $0.takeUnlogged() } }
+        shards.flatMap { shard in shard.rows.withLock { $0.takeUnlogged() } }
     }
 
     /// Every user's pending repeats; they all count as logged.
     func takeAllPending() -> [LoggedRepeats] {
-        shards.flatMap { shard in shard.book.withLock { $0.takeAllPending() } }
+        shards.flatMap { shard in shard.rows.withLock { $0.takeAllPending() } }
     }
 
     /// Counts users' pending repeats as not logged again (the append failed).
     func markUnlogged(_ userIDs: [UserID]) {
-        withShards(of: userIDs) { book, users in book.markUnlogged(users) }
+        withShards(of: userIDs) { rows, users in rows.markUnlogged(users) }
     }
 
     /// Gives back users a fold did not reach, ahead of the others (oldest first).
     func returnPending(_ userIDs: [UserID]) {
-        withShards(of: userIDs) { book, users in book.returnPending(users) }
+        withShards(of: userIDs) { rows, users in rows.returnPending(users) }
     }
 
     /// Gives back users whose repeats were left pending.
     func keepPending(_ userIDs: [UserID]) {
-        withShards(of: userIDs) { book, users in book.keepPending(users) }
+        withShards(of: userIDs) { rows, users in rows.keepPending(users) }
     }
 
     func remove(_ userID: UserID) {
-        shard(userID).book.withLock { $0.remove(userID) }
+        shard(userID).rows.withLock { $0.remove(userID) }
     }
 
     func invalidateAll() {
-        for shard in shards { shard.book.withLock { $0.invalidateAll() } }
+        for shard in shards { shard.rows.withLock { $0.invalidateAll() } }
     }
 
-    var count: Int { shards.reduce(0) { total, shard in total + shard.book.withLock { $0.count } } }
+    var count: Int { shards.reduce(0) { total, shard in total + shard.rows.withLock { $0.count } } }
 }
