@@ -28,6 +28,10 @@ public final class DaemonMetrics: Sendable {
     /// The same for the bytes appended to the write-ahead log.
     private let logBytesSeen = Mutex(0)
 
+    /// A metric's `# HELP` text; every name the daemon registers is in ``help`` (the metrics
+    /// tests check each series has its text), the name itself stands in for one that is not.
+    static func helpText(_ name: String) -> String { help[name] ?? name }
+
     static let help: [String: String] = [
         "remindd_reports_total": "Permission reports stored.",
         "remindd_report_changes_total": "Reports that changed a user's state.",
@@ -83,15 +87,15 @@ public final class DaemonMetrics: Sendable {
         rejected = counter("remindd_reports_rejected_total")
         remindersFired = counter("remindd_reminders_fired_total")
         remindersSuppressed = counter("remindd_reminders_suppressed_total")
-        func gauge(_ name: String) -> Prometheus.Gauge { registry.makeGauge(name: name, help: Self.help[name]!) }
+        func gauge(_ name: String) -> Prometheus.Gauge { registry.makeGauge(name: name, help: Self.helpText(name)) }
         levels = Levels(
             users: gauge("remindd_users"), openEpisodes: gauge("remindd_open_episodes"),
             pendingReminders: gauge("remindd_pending_reminders"), quarantined: gauge("remindd_quarantined_files"),
             dirtyRecords: gauge("remindd_dirty_records"), deadLetters: gauge("remindd_dead_letters"),
             completed: registry.makeCounter(
-                name: "remindd_events_completed_total", help: Self.help["remindd_events_completed_total"]!),
+                name: "remindd_events_completed_total", help: Self.helpText("remindd_events_completed_total")),
             logBytes: registry.makeCounter(
-                name: "remindd_log_bytes_total", help: Self.help["remindd_log_bytes_total"]!))
+                name: "remindd_log_bytes_total", help: Self.helpText("remindd_log_bytes_total")))
     }
 
     func recordReport(changed: Bool) {
@@ -150,7 +154,7 @@ public final class DaemonMetrics: Sendable {
         for sink in sinks {
             registry.makeGauge(
                 name: "remindd_sink_outbox_depth", labels: [("sink", sink)],
-                help: Self.help["remindd_sink_outbox_depth"]!
+                help: Self.helpText("remindd_sink_outbox_depth")
             ).set(Double(statistics.outboxPending[sink] ?? 0))
         }
         return Self.addingServiceSeries(to: registry.emitToBuffer(), statistics: statistics, services: services)

@@ -33,12 +33,12 @@ struct OutcomeLog: Sendable {
             if byFile[name] == nil { order.append(name) }
             byFile[name, default: []] += outcome.jsonBytes + [UInt8(ascii: "\n")]
         }
-        for name in order {
+        for (name, bytes) in order.map({ ($0, byFile[$0, default: []]) }) {
             let path = directory + "/" + name
             let created = !FileIO.exists(path)
             let fd = try FileIO.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC)
             defer { close(fd) }
-            try FileIO.writeAll(fd, byFile[name]!, path: path)
+            try FileIO.writeAll(fd, bytes, path: path)
             guard fsync(fd) == 0 else { throw .io("fsync", path) }
             if created { try FileIO.fsyncDirectory(directory) }
         }

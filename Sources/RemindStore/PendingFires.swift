@@ -46,7 +46,7 @@ struct PendingFires {
     /// The user's record in memory now carries their changes.
     mutating func markInRecord(_ userID: UserID) {
         guard entries[userID] != nil else { return }
-        entries[userID]!.inRecord = true
+        entries[userID]?.inRecord = true
         inRecordUsers.insert(userID)
     }
 

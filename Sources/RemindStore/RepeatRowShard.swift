@@ -84,14 +84,14 @@ struct RepeatRowShard {
     /// Takes the user's pending repeats, to fold them into the record; the row stays.
     mutating func takePending(_ userID: UserID) -> PendingRepeats? {
         guard let pending = rows[userID]?.pending, !pending.isEmpty else { return nil }
-        rows[userID]!.pending = PendingRepeats()
+        rows[userID]?.pending = PendingRepeats()
         return pending
     }
 
     mutating func restorePending(_ pending: PendingRepeats, of userID: UserID) {
-        guard rows[userID] != nil else { return }
-        if rows[userID]!.pending.isEmpty { pendingUsers.append(userID) }
-        rows[userID]!.pending = pending
+        guard let row = rows[userID] else { return }
+        if row.pending.isEmpty { pendingUsers.append(userID) }
+        rows[userID]?.pending = pending
         markUnlogged(CollectionOfOne(userID))
     }
 

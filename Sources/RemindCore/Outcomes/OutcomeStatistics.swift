@@ -110,13 +110,13 @@ public struct OutcomeStatistics: Sendable {
             tallies[group, default: Tally()].episodes += 1
             reasons[reason?.rawValue ?? "unknown", default: (0, 0)].episodes += 1
         }
-        let order = tallies.keys.sorted { lhs, rhs in
+        let order = tallies.sorted { lhs, rhs in
             func rank(_ name: String) -> Int {
                 name == Experiment.defaultGroup ? 0 : name == Experiment.holdoutGroup ? 2 : 1
             }
-            return (rank(lhs), lhs) < (rank(rhs), rhs)
+            return (rank(lhs.key), lhs.key) < (rank(rhs.key), rhs.key)
         }
-        let groupsOut = order.map { tallies[$0]!.group($0) }
+        let groupsOut = order.map { $0.value.group($0.key) }
         var uplift: [(group: String, uplift: Double)] = []
         if let holdout = groupsOut.first(where: { $0.group == Experiment.holdoutGroup }),
             let baseline = holdout.resolutionRate
@@ -125,8 +125,8 @@ public struct OutcomeStatistics: Sendable {
                 if let rate = group.resolutionRate { uplift.append((group.group, rate - baseline)) }
             }
         }
-        let byReason = reasons.keys.sorted().map {
-            StatsReport.Reason(reason: $0, episodes: reasons[$0]!.episodes, resolved: reasons[$0]!.resolved)
+        let byReason = reasons.sorted { $0.key < $1.key }.map {
+            StatsReport.Reason(reason: $0.key, episodes: $0.value.episodes, resolved: $0.value.resolved)
         }
         return StatsReport(since: since, until: until, groups: groupsOut, byReason: byReason, upliftVsHoldout: uplift)
     }

@@ -36,7 +36,7 @@ public struct ServiceDefinition: Sendable, Equatable {
         var counts: [ServiceState: Int] = [.active: 0, .degraded: 0, .permissionMissing: 0]
         for combination in 0..<ServiceConditions.combinations {
             let count = users[ServiceConditions(rawValue: UInt8(combination))]
-            if count > 0 { counts[status(ServiceConditions(rawValue: UInt8(combination))).state]! += count }
+            if count > 0 { counts[status(ServiceConditions(rawValue: UInt8(combination))).state, default: 0] += count }
         }
         return counts
     }
