@@ -23,7 +23,7 @@ if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" -newer "$binary" | head -1
     echo "fuzz-core: building $binary" >&2
     # -O: several times the runs per second of a debug build; -g keeps crash reports readable.
     # The linker's warnings about sanitizer symbols are noise: shown only when it fails.
-    "$swiftc" -sanitize=fuzzer,address -parse-as-library -module-name RemindCore -O -g \
+    "$swiftc" -sanitize=fuzzer,address -parse-as-library -module-name RemindCore -package-name remindd -O -g \
         "${sources[@]}" -o "$binary.tmp" >"$build/build.log" 2>&1 || { cat "$build/build.log" >&2; exit 1; }
     mv "$binary.tmp" "$binary"
 fi

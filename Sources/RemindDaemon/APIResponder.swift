@@ -46,12 +46,15 @@ public struct APIResponder: HTTPResponder {
 
     private func route(_ request: Request, segments: [Substring], caller: Caller?) async throws -> Response {
         let actor = caller?.name ?? "unknown"
+        // The report route, recognised as the fast path recognises it.
+        if request.method == .post, let userID = try ReportEndpoint.userID(reportPath: request.uri.path) {
+            return try await postReport(request, userID: userID)
+        }
         switch (segments.first, segments.dropFirst().first) {
         case ("v1", "users") where segments.count == 3 || segments.count == 4:
             let userID = try UserID(pathSegment: segments[2])
             let action = segments.count == 4 ? segments[3] : nil
             switch (request.method, action) {
-            case (.post, "reports"): return try await postReport(request, userID: userID)
             case (.get, nil): return try await getUser(userID)
             case (.delete, nil): return try await deleteUser(userID, actor: actor)
             case (.get, "history"): return try await getHistory(request, userID: userID)

@@ -57,7 +57,7 @@ struct Schedules {
         let earliest = nextWake
         setWake(schedule.userID, wake)
         guard let wake else { return false }
-        return earliest == nil || wake < earliest!
+        return earliest.map { wake < $0 } ?? true
     }
 
     /// A repeated report moved the user's `lastReportAt` and nothing else: only a heartbeat's
@@ -120,7 +120,7 @@ struct Schedules {
             var earliest: (UserID, Date)?
             table.forEach { schedule in
                 guard let due = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt) else { return }
-                if earliest == nil || due < earliest!.1 { earliest = (schedule.userID, due) }
+                if earliest.map({ due < $0.1 }) ?? true { earliest = (schedule.userID, due) }
             }
             earliestReminder = earliest.map { .known(userID: $0.0, dueAt: $0.1) } ?? EarliestReminder.none
         }

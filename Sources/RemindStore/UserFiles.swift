@@ -92,7 +92,7 @@ public struct UserFiles: Sendable {
     func quarantineCopy(_ path: String) throws(StoreError) -> String {
         let target = quarantinePath(for: path)
         guard let bytes = try FileIO.read(path) else { throw .io("open", path, errno: ENOENT) }
-        let staged = temporaryDirectory + "/" + target.split(separator: "/").last! + ".quarantine"
+        let staged = temporaryDirectory + "/" + (target as NSString).lastPathComponent + ".quarantine"
         try FileIO.replaceFile(target, with: bytes, temporaryPath: staged, durable: true)
         return target
     }
