@@ -20,30 +20,32 @@ extension APIResponder {
     /// Stores a decoded report, counts and logs what it did, and returns the user's encoded
     /// status (nil if the stored user has none): the store step of ``ReportEndpoint``. Throws
     /// what the store throws (a failed write changes nothing).
-    func store(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> [UInt8]? {
+    static func store(
+        _ report: PermissionReport, for userID: UserID, receivedAt: Date, runtime: DaemonRuntime
+    ) async throws -> [UInt8]? {
         let answer = try await runtime.store.answerReport(report, for: userID, receivedAt: receivedAt)
         runtime.metrics.recordReport(changed: answer.changed)
         if answer.openedGroup != nil || !answer.outcomes.isEmpty {
             runtime.metrics.recordEpisodes(opened: answer.openedGroup.map { [$0] } ?? [], closed: answer.outcomes)
         }
-        log(answer.transitions, userID: userID)
+        log(answer.transitions, userID: userID, logger: runtime.logger)
         return answer.status
     }
 
-    private func log(_ transitions: [EpisodeTransition], userID: UserID) {
+    private static func log(_ transitions: [EpisodeTransition], userID: UserID, logger: Logger) {
         for transition in transitions {
             var metadata: Logger.Metadata = ["REMINDD_USER_ID": .string(userID.rawValue)]
             switch transition {
             case .opened(let startedAt):
                 metadata[MessageID.metadataKey] = MessageID.episodeOpened.metadataValue
-                runtime.logger.info("episode opened for \(userID) at \(RFC3339.format(startedAt))", metadata: metadata)
+                logger.info("episode opened for \(userID) at \(RFC3339.format(startedAt))", metadata: metadata)
             case .closed(let startedAt, let closedAt, let delivered):
                 metadata[MessageID.metadataKey] = MessageID.episodeClosed.metadataValue
-                runtime.logger.info(
+                logger.info(
                     "episode of \(userID) since \(RFC3339.format(startedAt)) closed at \(RFC3339.format(closedAt)) after \(delivered) reminder(s)",
                     metadata: metadata)
             case .movedStart(let from, let to):
-                runtime.logger.info(
+                logger.info(
                     "episode of \(userID) starts earlier: \(RFC3339.format(from)) → \(RFC3339.format(to))",
                     metadata: metadata)
             }

@@ -16,10 +16,18 @@ public struct APIResponder: HTTPResponder {
 
     let runtime: DaemonRuntime
     let access: AccessPolicy
+    /// The report endpoint of this responder's runtime, for the route and the fast path.
+    let reports: ReportEndpoint
 
     public init(runtime: DaemonRuntime, access: AccessPolicy) {
         self.runtime = runtime
         self.access = access
+        reports = ReportEndpoint(
+            repeats: runtime.store.repeatAnswering, metrics: runtime.metrics,
+            storeChange: { report, userID, receivedAt in
+                try await Self.store(report, for: userID, receivedAt: receivedAt, runtime: runtime)
+            },
+            noteFailure: { runtime.noteStoreFailure($0) })
     }
 
     public func respond(to request: Request, context: Context) async throws -> Response {
@@ -47,7 +55,7 @@ public struct APIResponder: HTTPResponder {
     private func route(_ request: Request, segments: [Substring], caller: Caller?) async throws -> Response {
         let actor = caller?.name ?? "unknown"
         // The report route, recognised as the fast path recognises it.
-        if request.method == .post, let userID = try ReportEndpoint.userID(reportPath: request.uri.path) {
+        if request.method == .post, let userID = try ReportEndpoint.userID(reportSegments: segments) {
             return try await postReport(request, userID: userID)
         }
         switch (segments.first, segments.dropFirst().first) {
@@ -108,17 +116,6 @@ public struct APIResponder: HTTPResponder {
     private func storeFailure(_ error: StoreError) -> Response {
         runtime.noteStoreFailure(error)
         return HTTPResponses.answer(.storeFailure(error))
-    }
-
-    /// The report endpoint of this responder's runtime, for the route and the fast path.
-    var reports: ReportEndpoint {
-        let runtime = self.runtime
-        return ReportEndpoint(
-            repeats: runtime.store.repeatAnswering, metrics: runtime.metrics,
-            storeChange: { report, userID, receivedAt in
-                try await store(report, for: userID, receivedAt: receivedAt)
-            },
-            noteFailure: { runtime.noteStoreFailure($0) })
     }
 
     enum Body {

@@ -69,13 +69,15 @@ struct ReportEndpoint: Sendable {
 }
 
 extension ReportEndpoint {
-    /// The user of `POST /v1/users/{userID}/reports`: nil for another path, a 400's error for
-    /// an invalid ID.
-    static func userID(reportPath path: some StringProtocol) throws(ValidationError) -> UserID? {
-        let segments = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
-        guard segments.count == 4, segments[0] == "v1", segments[1] == "users", segments[3] == "reports" else {
-            return nil
-        }
-        return try UserID(pathSegment: Substring(segments[2]))
+    /// The user of `POST /v1/users/{userID}/reports`, from the path's segments after the
+    /// leading `/`: nil for another path, a 400's error for an invalid ID.
+    static func userID(reportSegments segments: [Substring]) throws(ValidationError) -> UserID? {
+        guard segments.count == 4, AccessPolicy.isReportRoute(segments) else { return nil }
+        return try UserID(pathSegment: segments[2])
+    }
+
+    /// The same from a raw path, as the fast path sees it.
+    static func userID(reportPath path: Substring) throws(ValidationError) -> UserID? {
+        try userID(reportSegments: Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()))
     }
 }

@@ -113,7 +113,7 @@ final class ReportFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
     private func classify(_ head: HTTPRequestHead) -> UserID? {
         guard head.method == .POST, head.version == .http1_1, head.isKeepAlive,
             !head.headers.contains(name: "expect"), !head.uri.contains("?"),
-            let userID = try? ReportEndpoint.userID(reportPath: head.uri)
+            let userID = try? ReportEndpoint.userID(reportPath: head.uri[...])
         else { return nil }
         if let length = head.headers.first(name: "content-length").flatMap(Int.init),
             length > APIPaths.maximumBodySize

@@ -12,12 +12,7 @@ import Testing
 struct AccessEndToEndTests {
     /// Runs curl, as another user when `asNobody`; returns the HTTP status it printed.
     static func curl(_ arguments: [String], asNobody: Bool = false) throws -> Int {
-        var command = ["/usr/bin/curl", "-s", "-o", "/dev/null", "-w", "%{http_code}"] + arguments
-        if asNobody {
-            command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command
-        }
-        let result = try SpawnedProcess.run(command[0], Array(command.dropFirst()))
-        return Int(result.standardOutput) ?? -1
+        try Curl.run(arguments, asNobody: asNobody).status
     }
 
     /// A peer that is neither root, the daemon's user nor in the socket's group may read but

@@ -16,35 +16,6 @@ struct ScopedTokensEndToEndTests {
     static let reporter = "r3port-5e8a1f27c04b9d36"
     static let single = "single-admin-4d7c2e91"
 
-    /// An HTTP answer as curl saw it.
-    struct Reply {
-        var status: Int
-        var body: String
-        var headers: [String: String]
-    }
-
-    /// One request with curl; the token (if any) goes in `Authorization: Bearer`.
-    static func request(
-        _ method: String, _ url: String, token: String? = nil, body: String? = nil, headers: [String] = []
-    ) throws -> Reply {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var arguments = ["-s", "-X", method, "-D", directory + "/h", "-o", directory + "/b", "-w", "%{http_code}"]
-        if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
-        if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
-        for header in headers { arguments += ["-H", header] }
-        let result = try SpawnedProcess.run("/usr/bin/curl", arguments + [url])
-        var fields: [String: String] = [:]
-        for line in ((try? String(contentsOfFile: directory + "/h", encoding: .utf8)) ?? "").split(separator: "\r\n") {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        return Reply(
-            status: Int(result.standardOutput) ?? -1,
-            body: (try? String(contentsOfFile: directory + "/b", encoding: .utf8)) ?? "", headers: fields)
-    }
-
     /// A daemon with a TCP listener, a tokens file of three scopes and a single-token file.
     /// The files live in `files`' directory, kept as long as the caller holds it.
     static func daemon(
@@ -78,47 +49,47 @@ struct ScopedTokensEndToEndTests {
         defer { daemon.stop() }
         let report = #"{"location":"whileInUse","observedAt":"2026-11-01T10:00:00Z"}"#
         #expect(
-            try Self.request("POST", base + "/v1/users/seed/reports", token: Self.admin, body: report).status == 200)
+            try Curl.request("POST", base + "/v1/users/seed/reports", token: Self.admin, body: report).status == 200)
         let reads = [
             "/v1/status", "/v1/users/seed", "/v1/users/seed/history", "/v1/users/seed/explain", "/v1/reminders",
             "/v1/stats", "/v1/config", "/v1/dead-letters", "/metrics", "/v1/whoami",
         ]
         for path in reads {
-            #expect(try Self.request("GET", base + path).status == 401, "\(path)")
+            #expect(try Curl.request("GET", base + path).status == 401, "\(path)")
             for token in [Self.reader, Self.reporter, Self.admin, Self.single] {
-                #expect(try Self.request("GET", base + path, token: token).status == 200, "\(path)")
+                #expect(try Curl.request("GET", base + path, token: token).status == 200, "\(path)")
             }
         }
         // The reader is refused both the first report and a repeat of the seeded user's state.
         for user in ["fresh", "seed"] {
-            let refused = try Self.request("POST", base + "/v1/users/\(user)/reports", token: Self.reader, body: report)
+            let refused = try Curl.request("POST", base + "/v1/users/\(user)/reports", token: Self.reader, body: report)
             #expect(refused.status == 403)
             #expect(refused.body.contains("needs the report scope; viewer has read"))
             #expect(refused.headers["content-type"] == "application/problem+json")
         }
         #expect(
-            try Self.request("POST", base + "/v1/users/fresh/reports", token: Self.reporter, body: report).status == 200
+            try Curl.request("POST", base + "/v1/users/fresh/reports", token: Self.reporter, body: report).status == 200
         )
         #expect(
-            try Self.request("POST", base + "/v1/users/fresh/reports", token: Self.reporter, body: report).status == 200
+            try Curl.request("POST", base + "/v1/users/fresh/reports", token: Self.reporter, body: report).status == 200
         )
-        #expect(try Self.request("GET", base + "/v1/users/fresh", token: Self.reader).status == 200)
+        #expect(try Curl.request("GET", base + "/v1/users/fresh", token: Self.reader).status == 200)
         let adminRoutes: [(String, String, String?)] = [
             ("DELETE", "/v1/users/fresh", nil), ("POST", "/v1/dead-letters/replay", "{}"), ("POST", "/v1/reload", nil),
         ]
         for (method, path, body) in adminRoutes {
-            #expect(try Self.request(method, base + path, body: body).status == 401, "\(path)")
+            #expect(try Curl.request(method, base + path, body: body).status == 401, "\(path)")
             for token in [Self.reader, Self.reporter] {
-                let refused = try Self.request(method, base + path, token: token, body: body)
+                let refused = try Curl.request(method, base + path, token: token, body: body)
                 #expect(refused.status == 403, "\(method) \(path)")
                 #expect(refused.body.contains("needs the admin scope"), "\(refused.body)")
             }
         }
-        #expect(try Self.request("DELETE", base + "/v1/users/fresh", token: Self.admin).status == 204)
+        #expect(try Curl.request("DELETE", base + "/v1/users/fresh", token: Self.admin).status == 204)
         #expect(
-            try Self.request("POST", base + "/v1/dead-letters/replay", token: Self.single, body: "{}").status == 200)
-        #expect(try Self.request("POST", base + "/v1/reload", token: Self.admin).status == 200)
-        #expect(try Self.request("GET", base + "/v1/users/fresh", token: Self.reader).status == 404)
+            try Curl.request("POST", base + "/v1/dead-letters/replay", token: Self.single, body: "{}").status == 200)
+        #expect(try Curl.request("POST", base + "/v1/reload", token: Self.admin).status == 200)
+        #expect(try Curl.request("GET", base + "/v1/users/fresh", token: Self.reader).status == 404)
     }
 
     /// `whoami` names the holder, its scope and the transport; on the Unix socket root is
@@ -132,20 +103,15 @@ struct ScopedTokensEndToEndTests {
             (Self.single, "default", "admin"),
         ]
         for (token, name, scope) in expected {
-            let reply = try Self.request("GET", base + "/v1/whoami", token: token)
+            let reply = try Curl.request("GET", base + "/v1/whoami", token: token)
             #expect(reply.body == #"{"name":"\#(name)","scope":"\#(scope)","transport":"tcp"}"#)
         }
         #expect(
             try daemon.client.send("GET", "/v1/whoami").text == #"{"name":"uid:0","scope":"admin","transport":"unix"}"#)
         chmod(daemon.directory, 0o755)
         chmod(daemon.socketPath, 0o666)
-        let nobody = try SpawnedProcess.run(
-            "/usr/bin/setpriv",
-            [
-                "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/curl", "-s", "--unix-socket",
-                daemon.socketPath, "http://localhost/v1/whoami",
-            ])
-        #expect(nobody.standardOutput == #"{"name":"uid:65534","scope":"read","transport":"unix"}"#)
+        let nobody = try Curl.run(["--unix-socket", daemon.socketPath, "http://localhost/v1/whoami"], asNobody: true)
+        #expect(nobody.body == #"{"name":"uid:65534","scope":"read","transport":"unix"}"#)
     }
 
     /// A reload re-reads the tokens file: a removed token is refused at once, an added one
@@ -157,22 +123,22 @@ struct ScopedTokensEndToEndTests {
         let added = "added-9a8b7c6d5e4f3a2b"
         try "ops admin \(Self.admin)\nnewcomer read \(added)\n".write(
             toFile: tokensFile, atomically: true, encoding: .utf8)
-        #expect(try Self.request("POST", base + "/v1/reload", token: Self.admin).status == 200)
-        #expect(try Self.request("GET", base + "/v1/status", token: Self.reader).status == 401)
-        #expect(try Self.request("GET", base + "/v1/whoami", token: added).body.contains(#""name":"newcomer""#))
+        #expect(try Curl.request("POST", base + "/v1/reload", token: Self.admin).status == 200)
+        #expect(try Curl.request("GET", base + "/v1/status", token: Self.reader).status == 401)
+        #expect(try Curl.request("GET", base + "/v1/whoami", token: added).body.contains(#""name":"newcomer""#))
         try "ops admin \(Self.admin)\nbroken writer \(Self.reader)\n".write(
             toFile: tokensFile, atomically: true, encoding: .utf8)
-        let refused = try Self.request("POST", base + "/v1/reload", token: Self.admin)
+        let refused = try Curl.request("POST", base + "/v1/reload", token: Self.admin)
         #expect(refused.status == 422)
         #expect(refused.body.contains(#""field":"listen.tokensFile""#))
         #expect(refused.body.contains("line 2: scope of broken must be read, report or admin"))
         #expect(!refused.body.contains(Self.reader))
-        #expect(try Self.request("GET", base + "/v1/status", token: added).status == 200)
+        #expect(try Curl.request("GET", base + "/v1/status", token: added).status == 200)
         // SIGHUP re-reads it too.
         try "ops admin \(Self.admin)\n".write(toFile: tokensFile, atomically: true, encoding: .utf8)
         kill(daemon.pid ?? 0, SIGHUP)
         try await waitUntil("the SIGHUP reload to drop the token") {
-            (try? Self.request("GET", base + "/v1/status", token: added).status) == 401
+            (try? Curl.request("GET", base + "/v1/status", token: added).status) == 401
         }
     }
 
@@ -200,11 +166,11 @@ struct ScopedTokensEndToEndTests {
         defer { withExtendedLifetime(files) {} }
         var seen = ""
         for path in ["/v1/status", "/v1/config", "/metrics", "/v1/whoami", "/v1/dead-letters"] {
-            seen += try Self.request("GET", base + path, token: Self.admin).body
-            seen += try Self.request("GET", base + path, token: Self.admin + "x").body
+            seen += try Curl.request("GET", base + path, token: Self.admin).body
+            seen += try Curl.request("GET", base + path, token: Self.admin + "x").body
         }
-        seen += try Self.request("POST", base + "/v1/reload", token: Self.reader).body
-        seen += try Self.request("POST", base + "/v1/users/u/reports", token: Self.reader, body: "{}").body
+        seen += try Curl.request("POST", base + "/v1/reload", token: Self.reader).body
+        seen += try Curl.request("POST", base + "/v1/users/u/reports", token: Self.reader, body: "{}").body
         daemon.stop()
         seen += daemon.log
         for token in [Self.admin, Self.reader, Self.reporter, Self.single] {
@@ -224,23 +190,23 @@ struct ScopedTokensEndToEndTests {
             let pid = "\(daemon.pid ?? 0)"
             let user = "audit-\(UUID().uuidString.prefix(8))"
             #expect(
-                try Self.request(
+                try Curl.request(
                     "POST", base + "/v1/users/\(user)/reports", token: Self.reporter,
                     body: #"{"location":"whileInUse"}"#
                 ).status == 200)
-            #expect(try Self.request("DELETE", base + "/v1/users/\(user)", token: Self.admin).status == 204)
+            #expect(try Curl.request("DELETE", base + "/v1/users/\(user)", token: Self.admin).status == 204)
             let forgotten = try journald.entry(
                 matching: ["REMINDD_USER_ID": user, "REMINDD_ACTOR": "ops"], timeout: .seconds(30))
             #expect(forgotten["REMINDD_ROUTE"] == "DELETE /v1/users/{userID}")
             #expect(forgotten["MESSAGE"] == "user forgotten")
             #expect(
-                try Self.request("POST", base + "/v1/dead-letters/replay", token: Self.single, body: "{}").status == 200
+                try Curl.request("POST", base + "/v1/dead-letters/replay", token: Self.single, body: "{}").status == 200
             )
             let replay = try journald.entry(
                 matching: ["REMINDD_ACTOR": "default", "REMINDD_ROUTE": "POST /v1/dead-letters/replay", "_PID": pid],
                 timeout: .seconds(30), where: { $0.received(since: started) })
             #expect(replay["MESSAGE"]?.contains("replayed 0 dead letter") == true)
-            #expect(try Self.request("POST", base + "/v1/reload", token: Self.admin).status == 200)
+            #expect(try Curl.request("POST", base + "/v1/reload", token: Self.admin).status == 200)
             _ = try journald.entry(
                 matching: ["REMINDD_ACTOR": "ops", "REMINDD_ROUTE": "POST /v1/reload", "_PID": pid],
                 timeout: .seconds(30), where: { $0.received(since: started) })
@@ -258,11 +224,11 @@ extension ScopedTokensEndToEndTests {
         let (daemon, base, _, files) = try Self.daemon()
         defer { withExtendedLifetime(files) {} }
         defer { daemon.stop() }
-        let page = try Self.request("GET", base + "/ui/")
+        let page = try Curl.request("GET", base + "/ui/")
         #expect(page.status == 200)
         #expect(page.headers["content-security-policy"] == "default-src 'self'; frame-ancestors 'none'")
         #expect(page.headers["referrer-policy"] == "no-referrer")
-        #expect(try Self.request("GET", base + "/ui/app.js").status == 200)
-        #expect(try Self.request("GET", base + "/v1/status").status == 401)
+        #expect(try Curl.request("GET", base + "/ui/app.js").status == 200)
+        #expect(try Curl.request("GET", base + "/v1/status").status == 401)
     }
 }
