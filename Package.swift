@@ -35,7 +35,7 @@ let package = Package(
         .target(
             name: "RemindStore",
             dependencies: [
-                "RemindCore", "RemindAPI", "CRemindSys",
+                "RemindCore", "CRemindSys",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -174,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "RemindStoreTests",
             dependencies: [
-                "RemindStore", "RemindCore", "RemindTesting", "RemindPostgres",
+                "RemindStore", "RemindCore", "RemindAPI", "RemindTesting", "RemindPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -6,38 +6,41 @@ import RemindCore
 /// splicing those into the bytes, without the record or a JSON writer.
 ///
 /// `render` with the status's own values gives exactly `UserStatus.jsonBytes`.
-public struct StatusTemplate: Sendable {
+public struct StatusTemplate: StatusTemplating {
     /// The status it was made from, encoded.
     public let bytes: [UInt8]
+    /// The status's newest observation time.
+    public let observedAt: Date
     /// Byte ranges of the three values in `bytes`, in order.
-    private let observedAt: Range<Int32>
-    private let reportCount: Range<Int32>
-    private let lastReportAt: Range<Int32>
+    private let observedAtRange: Range<Int32>
+    private let reportCountRange: Range<Int32>
+    private let lastReportAtRange: Range<Int32>
 
     public init(_ status: UserStatus) {
         let bytes = status.jsonBytes
         self.bytes = bytes
+        self.observedAt = status.observedAt
         // The members appear once each, as keys of the status in this order (`UserStatus.write`);
         // a string value cannot hold them unescaped.
         let observed = Self.stringValue(after: #""observedAt":""#, in: bytes, from: 0)
         let count = Self.numberValue(after: #""reportCount":"#, in: bytes, from: observed.upperBound)
         let last = Self.stringValue(after: #""lastReportAt":""#, in: bytes, from: count.upperBound)
-        observedAt = Int32(observed.lowerBound)..<Int32(observed.upperBound)
-        reportCount = Int32(count.lowerBound)..<Int32(count.upperBound)
-        lastReportAt = Int32(last.lowerBound)..<Int32(last.upperBound)
+        observedAtRange = Int32(observed.lowerBound)..<Int32(observed.upperBound)
+        reportCountRange = Int32(count.lowerBound)..<Int32(count.upperBound)
+        lastReportAtRange = Int32(last.lowerBound)..<Int32(last.upperBound)
     }
 
     /// The status with these three values.
     public func render(observedAt observed: Date, reportCount count: Int, lastReportAt last: Date) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 8)
-        out.append(contentsOf: bytes[..<Int(observedAt.lowerBound)])
+        out.append(contentsOf: bytes[..<Int(observedAtRange.lowerBound)])
         out.append(contentsOf: RFC3339.format(observed).utf8)
-        out.append(contentsOf: bytes[Int(observedAt.upperBound)..<Int(reportCount.lowerBound)])
+        out.append(contentsOf: bytes[Int(observedAtRange.upperBound)..<Int(reportCountRange.lowerBound)])
         out.append(contentsOf: String(count).utf8)
-        out.append(contentsOf: bytes[Int(reportCount.upperBound)..<Int(lastReportAt.lowerBound)])
+        out.append(contentsOf: bytes[Int(reportCountRange.upperBound)..<Int(lastReportAtRange.lowerBound)])
         out.append(contentsOf: RFC3339.format(last).utf8)
-        out.append(contentsOf: bytes[Int(lastReportAt.upperBound)...])
+        out.append(contentsOf: bytes[Int(lastReportAtRange.upperBound)...])
         return out
     }
 
@@ -67,5 +70,17 @@ public struct StatusTemplate: Sendable {
             !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) && $0 != UInt8(ascii: "-")
         }!
         return begin..<end
+    }
+}
+
+/// The API's `StatusRendering`: a record's `UserStatus` as a `StatusTemplate`, what the files
+/// backend keeps for each user to answer their repeats.
+public struct UserStatusRendering: StatusRendering {
+    public init() {}
+
+    public func template(
+        for record: UserRecord, policy: ReminderPolicy, daemonStartedAt: Date
+    ) -> (any StatusTemplating)? {
+        UserStatus(record: record, policy: policy, daemonStartedAt: daemonStartedAt).map(StatusTemplate.init)
     }
 }

@@ -23,13 +23,19 @@ extension APIResponder {
     static func store(
         _ report: PermissionReport, for userID: UserID, receivedAt: Date, runtime: DaemonRuntime
     ) async throws -> [UInt8]? {
-        let answer = try await runtime.store.answerReport(report, for: userID, receivedAt: receivedAt)
-        runtime.metrics.recordReport(changed: answer.changed)
-        if answer.openedGroup != nil || !answer.outcomes.isEmpty {
-            runtime.metrics.recordEpisodes(opened: answer.openedGroup.map { [$0] } ?? [], closed: answer.outcomes)
+        let stored = try await runtime.store.storeReport(report, for: userID, receivedAt: receivedAt)
+        let outcome = stored.outcome
+        runtime.metrics.recordReport(changed: outcome.changed)
+        let opened = outcome.transitions.contains { if case .opened = $0 { true } else { false } }
+        if opened || !outcome.outcomes.isEmpty {
+            let group = opened ? outcome.record.openEpisode?.group : nil
+            runtime.metrics.recordEpisodes(opened: group.map { [$0] } ?? [], closed: outcome.outcomes)
         }
-        log(answer.transitions, userID: userID, logger: runtime.logger)
-        return answer.status
+        log(outcome.transitions, userID: userID, logger: runtime.logger)
+        if let rendered = stored.renderedStatus { return rendered }
+        let policy = await runtime.store.policy
+        return UserStatus(record: outcome.record, policy: policy, daemonStartedAt: runtime.store.daemonStartedAt)?
+            .jsonBytes
     }
 
     private static func log(_ transitions: [EpisodeTransition], userID: UserID, logger: Logger) {

@@ -3,6 +3,7 @@ import Logging
 import NIOPosix
 import NIOSSL
 import PostgresNIO
+import RemindAPI
 import RemindConfig
 import RemindCore
 import RemindPostgres
@@ -28,7 +29,8 @@ extension Daemon {
         case .files:
             let store: any StateStore
             let summary: OpenSummary
-            let options = FileStateStore.Options(directory: configuration.stateDirectory, sinks: sinkNames, io: io)
+            let options = FileStateStore.Options(
+                directory: configuration.stateDirectory, sinks: sinkNames, io: io, rendering: UserStatusRendering())
             let notice: @Sendable (StoreNotice) -> Void = { logStoreNotice($0, logger: logger) }
             let parts = configuration.storage.parts
             do {

@@ -39,6 +39,14 @@ extension PostgresStateStore {
     }
 
     static func storeError(_ error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        // What failed inside the transaction, not its wrapper: a statement the server refused
+        // is not an unreachable database.
+        if let error = error as? PostgresTransactionError,
+            let inner = error.closureError ?? error.beginError ?? error.commitError
+        {
+            return storeError(inner)
+        }
         if let error = error as? PSQLError, error.code == .server {
             let state = error.serverInfo?[.sqlState] ?? ""
             let message = error.serverInfo?[.message] ?? "server error"

@@ -39,6 +39,26 @@ extension PostgresStateStore {
         return StoredRow(record: record, wakeAt: wake)
     }
 
+    /// The users' rows, locked until the transaction ends; an undecodable document is
+    /// quarantined and its user reads as unknown.
+    func lockedRows(_ userIDs: [UserID], on connection: PostgresConnection) async throws -> [UserID: StoredRow] {
+        guard !userIDs.isEmpty else { return [:] }
+        let rows = try await connection.query(
+            """
+            SELECT user_id, doc::text, wake_at FROM remindd_users WHERE user_id = ANY(\(userIDs.map(\.rawValue)))
+            FOR UPDATE
+            """, logger: logger)
+        var found: [(String, String, Date?)] = []
+        for try await row in rows.decode((String, String, Date?).self) { found.append(row) }
+        var stored: [UserID: StoredRow] = [:]
+        for (user, text, wake) in found {
+            let userID = try UserID(user)
+            guard let record = try await decodeOrQuarantine(text, userID: userID, on: connection) else { continue }
+            stored[userID] = StoredRow(record: record, wakeAt: wake)
+        }
+        return stored
+    }
+
     /// The document as a record; one that does not decode (edited by hand, written by a newer
     /// version) is moved to `remindd_quarantine` with an error in the log, and the user starts
     /// afresh, as the files backend does with an unreadable user file. Every other user keeps
@@ -70,37 +90,33 @@ extension PostgresStateStore {
             "SELECT pg_advisory_xact_lock(hashtext(\(userID.rawValue)))", logger: logger)
     }
 
-    func write(_ record: UserRecord, columns: ScheduleColumns, on connection: PostgresConnection) async throws {
-        let document = String(decoding: record.jsonBytes, as: UTF8.self)
+    /// `lockUser` for several users in one statement, in the order of their keys, so that two
+    /// transactions locking overlapping sets cannot deadlock.
+    func lockUsers(_ userIDs: [UserID], on connection: PostgresConnection) async throws {
         try await connection.query(
             """
-            INSERT INTO remindd_users (user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions,
-                episode_started_at, episode_group, episode_reason)
-            VALUES (\(record.userID.rawValue), \(document)::jsonb, \(columns.wakeAt), \(columns.reminderAt),
-                \(columns.nextSequence), \(columns.reason), \(columns.conditions), \(columns.episodeStartedAt),
-                \(columns.episodeGroup), \(columns.episodeReason))
-            ON CONFLICT (user_id) DO UPDATE SET doc = EXCLUDED.doc, wake_at = EXCLUDED.wake_at,
-                reminder_at = EXCLUDED.reminder_at, next_sequence = EXCLUDED.next_sequence, reason = EXCLUDED.reason,
-                conditions = EXCLUDED.conditions, episode_started_at = EXCLUDED.episode_started_at,
-                episode_group = EXCLUDED.episode_group, episode_reason = EXCLUDED.episode_reason
+            SELECT pg_advisory_xact_lock(k) FROM (
+                SELECT DISTINCT hashtext(u) AS k FROM unnest(\(userIDs.map(\.rawValue))::text[]) AS u ORDER BY k) AS keys
             """, logger: logger)
     }
 
-    /// Rewrites rows that exist and are locked (a fire pass's), in one statement.
-    func update(_ rows: [(UserRecord, ScheduleColumns)], on connection: PostgresConnection) async throws {
+    /// Inserts or rewrites rows, in one statement. Arrays of optionals do not bind: a negative
+    /// time and an empty text stand for null.
+    func write(_ rows: [(UserRecord, ScheduleColumns)], on connection: PostgresConnection) async throws {
         guard !rows.isEmpty else { return }
         let users = rows.map(\.0.userID.rawValue)
         let documents = rows.map { String(decoding: $0.0.jsonBytes, as: UTF8.self) }
         let columns = rows.map(\.1)
-        // Arrays of optionals do not bind: a negative time and an empty text stand for null.
         try await connection.query(
             """
-            UPDATE remindd_users u SET doc = c.doc::jsonb,
-                wake_at = CASE WHEN c.wake_at < 0 THEN NULL ELSE to_timestamp(c.wake_at) END,
-                reminder_at = CASE WHEN c.reminder_at < 0 THEN NULL ELSE to_timestamp(c.reminder_at) END,
-                next_sequence = c.next_sequence, reason = c.reason, conditions = c.conditions,
-                episode_started_at = CASE WHEN c.started < 0 THEN NULL ELSE to_timestamp(c.started) END,
-                episode_group = NULLIF(c.grp, ''), episode_reason = NULLIF(c.episode_reason, '')
+            INSERT INTO remindd_users AS u (user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions,
+                episode_started_at, episode_group, episode_reason)
+            SELECT c.user_id, c.doc::jsonb,
+                CASE WHEN c.wake_at < 0 THEN NULL ELSE to_timestamp(c.wake_at) END,
+                CASE WHEN c.reminder_at < 0 THEN NULL ELSE to_timestamp(c.reminder_at) END,
+                c.next_sequence, c.reason, c.conditions,
+                CASE WHEN c.started < 0 THEN NULL ELSE to_timestamp(c.started) END,
+                NULLIF(c.grp, ''), NULLIF(c.episode_reason, '')
             FROM unnest(\(users)::text[], \(documents)::text[], \(columns.map { Self.epoch($0.wakeAt) })::float8[],
                 \(columns.map { Self.epoch($0.reminderAt) })::float8[], \(columns.map(\.nextSequence))::integer[],
                 \(columns.map(\.reason))::text[], \(columns.map(\.conditions))::smallint[],
@@ -108,7 +124,10 @@ extension PostgresStateStore {
                 \(columns.map { $0.episodeGroup ?? "" })::text[], \(columns.map { $0.episodeReason ?? "" })::text[])
                 AS c(user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions, started, grp,
                     episode_reason)
-            WHERE u.user_id = c.user_id
+            ON CONFLICT (user_id) DO UPDATE SET doc = EXCLUDED.doc, wake_at = EXCLUDED.wake_at,
+                reminder_at = EXCLUDED.reminder_at, next_sequence = EXCLUDED.next_sequence, reason = EXCLUDED.reason,
+                conditions = EXCLUDED.conditions, episode_started_at = EXCLUDED.episode_started_at,
+                episode_group = EXCLUDED.episode_group, episode_reason = EXCLUDED.episode_reason
             """, logger: logger)
     }
 
@@ -139,19 +158,22 @@ extension PostgresStateStore {
             """, logger: logger)
     }
 
-    /// Each closed episode once: the key is the user and the episode's start.
+    /// Each closed episode once, in one statement: the key is the user and the episode's start.
     func insertOutcomes(_ outcomes: [EpisodeOutcome], on connection: PostgresConnection) async throws {
-        for outcome in outcomes {
+        guard !outcomes.isEmpty else { return }
+        let lines = outcomes.map { outcome in
             var writer = JSONWriter()
             outcome.write(to: &writer)
-            let line = String(decoding: writer.bytes, as: UTF8.self)
-            try await connection.query(
-                """
-                INSERT INTO remindd_outcomes (user_id, started_at, line)
-                VALUES (\(outcome.userID.rawValue), \(outcome.startedAt), \(line))
-                ON CONFLICT (user_id, started_at) DO NOTHING
-                """, logger: logger)
+            return String(decoding: writer.bytes, as: UTF8.self)
         }
+        try await connection.query(
+            """
+            INSERT INTO remindd_outcomes (user_id, started_at, line)
+            SELECT u, to_timestamp(s), l
+            FROM unnest(\(outcomes.map(\.userID.rawValue))::text[],
+                \(outcomes.map(\.startedAt.timeIntervalSince1970))::float8[], \(lines)::text[]) AS c(u, s, l)
+            ON CONFLICT (user_id, started_at) DO NOTHING
+            """, logger: logger)
     }
 
     static func movedEarlier(from old: Date?, to new: Date?) -> Bool {

@@ -25,7 +25,9 @@ extension PostgresStateStore {
 
     /// Claims up to `limit` due users with `FOR UPDATE SKIP LOCKED` and records their fires
     /// in the same transaction: what another instance (or a report) holds is left for later.
-    public func fireDue(now: Date, limit: Int) async throws -> FireSummary {
+    public func fireDue(
+        now: Date, limit: Int, fire: @escaping @Sendable (UserSchedule, ReminderPolicy) -> ScheduleFireOutcome
+    ) async throws -> FireSummary {
         let (policy, started) = (self.policy, daemonStartedAt)
         let summary = try await transaction { connection -> FireSummary in
             let rows = try await connection.query(
@@ -42,11 +44,11 @@ extension PostgresStateStore {
             var changed: [(UserRecord, ScheduleColumns)] = []
             var stale: [(String, Date?)] = []
             for (userID, text) in due {
-                guard let record = try await self.decodeOrQuarantine(text, userID: userID, on: connection) else {
+                guard var record = try await self.decodeOrQuarantine(text, userID: userID, on: connection) else {
                     continue
                 }
-                let outcome = policy.fire(record, now: now, daemonStartedAt: started)
-                guard outcome.changed else {
+                let fired = fire(record.schedule, policy)
+                guard fired.changed else {
                     // Nothing due after all: woken again later, never at or before `now`, so a
                     // pass cannot spin on it.
                     let wake = policy.nextWakeAt(record.schedule, daemonStartedAt: started).map {
@@ -55,18 +57,15 @@ extension PostgresStateStore {
                     stale.append((userID.rawValue, wake))
                     continue
                 }
-                changed.append(
-                    (
-                        outcome.record,
-                        ScheduleColumns(outcome.record.schedule, policy: policy, daemonStartedAt: started)
-                    ))
-                let produced = outcome.events.map(OutboxEvent.init)
+                record.apply(fired.change)
+                changed.append((record, ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: started)))
+                let produced = fired.events.map(OutboxEvent.init)
                 events += produced
                 summary.users += 1
                 summary.events += produced
-                if outcome.suppressed { summary.suppressed.append(userID) }
+                if fired.suppressed { summary.suppressed.append(userID) }
             }
-            try await self.update(changed, on: connection)
+            try await self.write(changed, on: connection)
             if !stale.isEmpty {
                 try await connection.query(
                     """

@@ -79,6 +79,9 @@ public final class PostgresStateStore: StateStore, Service {
         /// Completions waiting for the next group-committed delete, and whether one runs.
         var completing: [(HeldEvent, CheckedContinuation<Void, Never>)] = []
         var flushing = false
+        /// Changes waiting for the next group-committed transaction, and whether one runs.
+        var updates: [PendingUpdate] = []
+        var updating = false
     }
 
     struct HeldEvent: Hashable {
@@ -163,27 +166,6 @@ public final class PostgresStateStore: StateStore, Service {
         try await database { try await self.loadRecord(userID, on: self.client) }
     }
 
-    public func storeReport(
-        _ report: PermissionReport, for userID: UserID, receivedAt: Date
-    ) async throws -> ReportOutcome {
-        let (policy, started) = (self.policy, daemonStartedAt)
-        let (outcome, earlier) = try await transaction { connection in
-            try await self.lockUser(userID, on: connection)
-            let existing = try await self.lockedRow(userID, on: connection)
-            let outcome = policy.apply(report, to: existing?.record, userID: userID, receivedAt: receivedAt)
-            let columns = ScheduleColumns(outcome.record.schedule, policy: policy, daemonStartedAt: started)
-            try await self.write(outcome.record, columns: columns, on: connection)
-            let events = outcome.events.map(OutboxEvent.init)
-            try await self.enqueue(events, on: connection)
-            try await self.insertOutcomes(outcome.outcomes, on: connection)
-            let earlier = Self.movedEarlier(from: existing?.wakeAt, to: columns.wakeAt)
-            try await self.notify(wake: earlier, events: !events.isEmpty, on: connection)
-            return (outcome, earlier)
-        }
-        changed(wakeEarlier: earlier, events: !outcome.events.isEmpty)
-        return outcome
-    }
-
     public func delete(_ userID: UserID, at date: Date) async throws -> Bool {
         let deleted = try await transaction { connection -> Bool in
             try await self.lockUser(userID, on: connection)
@@ -216,8 +198,7 @@ public final class PostgresStateStore: StateStore, Service {
                 return
             }
             try await self.write(
-                record, columns: ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: started),
-                on: connection)
+                [(record, ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: started))], on: connection)
         }
     }
 

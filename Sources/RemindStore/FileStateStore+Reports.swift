@@ -2,40 +2,19 @@ import Foundation
 import RemindCore
 
 extension FileStateStore {
-    /// Stores a validated report and returns what it changed, once the change is durable.
+    /// Runs `change` on the user's record (with their pending repeats folded in), logs the
+    /// outcome when it changed something, installs it and refreshes the user's repeat row.
     ///
-    /// A report that changes nothing but `lastReportAt` and the count is not logged: its
-    /// reply does not wait for a disk write (docs/operations.md), and the file catches up at the next
-    /// checkpoint.
-    public func storeReport(
-        _ report: PermissionReport, for userID: UserID, receivedAt: Date
-    ) async throws -> ReportOutcome {
-        try await store(report, for: userID, receivedAt: receivedAt).outcome
-    }
-
-    /// Stores a report and answers it. A repeat of the user's state is answered from memory
-    /// (`RepeatRowShard`): no record is read, nothing is written, and its counters reach the log at
-    /// the next checkpoint and the user file later. Anything else takes the full path of
-    /// `storeReport`.
-    public func answerReport(
-        _ report: PermissionReport, for userID: UserID, receivedAt: Date
-    ) async throws -> ReportAnswer {
-        // A user busy with a change is waited for, in arrival order, on the full path.
-        if let status = repeats.answerRepeat(report, of: userID, receivedAt: receivedAt) {
-            return ReportAnswer(changed: false, status: status)
-        }
-        let (outcome, status) = try await store(report, for: userID, receivedAt: receivedAt)
-        return ReportAnswer(outcome, status: status)
-    }
-
-    /// Applies a report to the user's record (with their pending repeats folded in), logs it
-    /// when it changed something, installs it and refreshes the user's repeat row.
-    private func store(
-        _ report: PermissionReport, for userID: UserID, receivedAt: Date
-    ) async throws -> (outcome: ReportOutcome, status: [UInt8]?) {
+    /// An outcome that changes nothing but `lastReportAt` and the counters is not logged: its
+    /// reply does not wait for a disk write (docs/operations.md), and the file catches up at the
+    /// next checkpoint. A repeat of the user's state is answered before it gets here, from
+    /// memory (`RepeatRowShard`, through `repeatAnswering`).
+    public func update(
+        _ userID: UserID, _ change: @escaping @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome
+    ) async throws -> StoredReport {
         try await withUser(userID) {
             let current = try await load(userID)
-            var outcome = policy.apply(report, to: current, userID: userID, receivedAt: receivedAt)
+            var outcome = change(current, policy)
             let events = outcome.events.map(OutboxEvent.init)
             if outcome.changed || current == nil {
                 let (line, json) = logLine(
@@ -48,8 +27,9 @@ extension FileStateStore {
             } else {
                 install(outcome.record)
             }
-            let status = repeats.refresh(outcome.record, policy: policy, daemonStartedAt: daemonStartedAt)
-            return (outcome, status)
+            let status = repeats.refresh(
+                outcome.record, rendering: rendering, policy: policy, daemonStartedAt: daemonStartedAt)
+            return StoredReport(outcome: outcome, renderedStatus: status)
         }
     }
 

@@ -9,14 +9,16 @@ extension FileStateStore {
     /// users stay due.
     ///
     /// A user whose record is not in memory is fired from their schedule row, which holds all
-    /// that `ReminderPolicy.fire` reads: the pass logs one `fired` entry with every
-    /// such user's `FiredChange` and the events, and the checkpointer folds the changes into the
+    /// that `fire` reads: the pass logs one `fired` entry with every due user's `FiredChange`
+    /// and the events, and the checkpointer folds the changes of users not in memory into their
     /// files later (`PendingFires`). Reading each due user's file first bounded a burst of due
-    /// reminders by the disk (`make bench` W2). A record in memory is fired on its own schedule
-    /// and takes the change at once (it is dirty, so the next checkpoint writes it); so is a
-    /// user with repeats not yet folded, whose row may lag their record. Either way a fire is
-    /// a logged `FiredChange`, never a new revision of the record (`RecordDelta`).
-    public func fireDue(now: Date, limit: Int) async throws -> FireSummary {
+    /// reminders by the disk (`make bench` W2). A record in memory takes the change at once (it
+    /// is dirty, so the next checkpoint writes it); so does a user with repeats not yet folded,
+    /// whose file is read first because their row may lag their record. Either way a fire is a
+    /// logged `FiredChange`, never a new revision of the record (`RecordDelta`).
+    public func fireDue(
+        now: Date, limit: Int, fire: @escaping @Sendable (UserSchedule, ReminderPolicy) -> ScheduleFireOutcome
+    ) async throws -> FireSummary {
         let due = schedules.popDue(now: now, limit: limit)
         guard !due.isEmpty else { return FireSummary() }
         let policy = self.policy
@@ -36,60 +38,40 @@ extension FileStateStore {
             for userID in deferred { schedules.wake(userID, at: now) }
         }
         var records: [UserRecord] = []
-        var recordChanges: [FiredChange] = []
-        var lines: [[UInt8]] = []
-        var suppressed: [UserID] = []
+        var rows: [(change: FiredChange, schedule: UserSchedule)] = []
+        var changes: [FiredChange] = []
         var events: [OutboxEvent] = []
-        var changes: [(change: FiredChange, schedule: UserSchedule)] = []
-        var changeEvents: [OutboxEvent] = []
-        var unread: [UserID] = []
+        var suppressed: [UserID] = []
         do {
+            let unread = owned.filter { cache[$0] == nil && schedules[$0] != nil && repeats.hasPending($0) }
+            let reads = try await files.read(unread, on: io)
+            for (userID, read) in zip(unread, reads) { _ = try adopt(read, of: userID) }
             for userID in owned {
-                guard cache[userID] == nil, let schedule = schedules[userID] else { continue }
-                guard !repeats.hasPending(userID) else {
-                    unread.append(userID)
-                    continue
-                }
-                let fired = policy.fire(schedule, now: now, daemonStartedAt: daemonStartedAt)
+                // The record with its repeats folded in when in memory, else the schedule row.
+                let cached = cache[userID].map { materialized($0) }
+                guard let schedule = cached?.schedule ?? schedules[userID] else { continue }
+                let fired = fire(schedule, policy)
                 guard fired.changed else {
                     schedules.wakeAfterStaleFire(schedule, now: now)
                     continue
                 }
-                var next = schedule
-                next.apply(fired.change)
-                changes.append((fired.change, next))
-                changeEvents += fired.events.map(OutboxEvent.init)
-                if fired.suppressed { suppressed.append(userID) }
-            }
-            let reads = try await files.read(unread, on: io)
-            for (userID, read) in zip(unread, reads) { _ = try adopt(read, of: userID) }
-            for userID in owned {
-                guard let cached = cache[userID] else { continue }
-                // The same fire as a row's, on the schedule of the record with its repeats folded
-                // in: a fired change rather than a new revision, whichever path a user takes.
-                var record = materialized(cached)
-                let fired = policy.fire(record.schedule, now: now, daemonStartedAt: daemonStartedAt)
-                guard fired.changed else {
-                    schedules.wakeAfterStaleFire(record.schedule, now: now)
-                    continue
+                if var record = cached {
+                    record.apply(fired.change)
+                    records.append(record)
+                } else {
+                    var next = schedule
+                    next.apply(fired.change)
+                    rows.append((fired.change, next))
                 }
-                record.apply(fired.change)
-                records.append(record)
-                recordChanges.append(fired.change)
-                changeEvents += fired.events.map(OutboxEvent.init)
+                changes.append(fired.change)
+                events += fired.events.map(OutboxEvent.init)
                 if fired.suppressed { suppressed.append(userID) }
             }
-            if !changes.isEmpty || !recordChanges.isEmpty {
-                lines.append(
-                    LogEntry.fired(
-                        changes.map(\.change) + recordChanges, events: changeEvents.map { ($0, outbox.sinks) }
-                    ).line)
-            }
-            events += changeEvents
+            let lines = changes.isEmpty ? [] : [LogEntry.fired(changes, events: events.map { ($0, outbox.sinks) }).line]
             try await logged(lines) {
                 // Written by the next checkpoint with the rest of the dirty records.
                 for record in records { install(record) }
-                for (change, schedule) in changes {
+                for (change, schedule) in rows {
                     pendingFires.add(change)
                     // The answer cached for repeats showed the old counts (the user had no
                     // repeats pending, or would have been fired as a record).
@@ -106,7 +88,7 @@ extension FileStateStore {
             }
             throw error
         }
-        return FireSummary(users: records.count + changes.count, events: events, suppressed: suppressed)
+        return FireSummary(users: changes.count, events: events, suppressed: suppressed)
     }
 
     /// Reminders due before `dueBefore` (all when nil), soonest first, at most `limit`.

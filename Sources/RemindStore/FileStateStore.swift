@@ -29,14 +29,19 @@ public actor FileStateStore: StateStore {
         public var cachedRecords: Int
         /// Where blocking file I/O runs (cold reads, checkpoints), off the cooperative pool.
         public var io: NIOThreadPool
+        /// How a user's status is rendered for the repeat rows: without it no repeat is
+        /// answered from memory and every report takes the full path.
+        public var rendering: (any StatusRendering)?
         /// The signals this store raises, given when several stores are parts of one
         /// (`PartitionedStateStore`): its one scheduler and dispatchers wait on them.
         var signals: Signals
 
         public init(
-            directory: String, sinks: [String], cachedRecords: Int = 10_000, io: NIOThreadPool = .singleton
+            directory: String, sinks: [String], cachedRecords: Int = 10_000, io: NIOThreadPool = .singleton,
+            rendering: (any StatusRendering)? = nil
         ) {
             self.directory = directory
+            self.rendering = rendering
             self.sinks = sinks
             self.cachedRecords = cachedRecords
             self.io = io
@@ -62,6 +67,7 @@ public actor FileStateStore: StateStore {
     nonisolated let outboxSignals: [String: AsyncSignal]
     nonisolated let files: UserFiles
     nonisolated let io: NIOThreadPool
+    nonisolated let rendering: (any StatusRendering)?
     nonisolated let outcomeLog: OutcomeLog
     /// Repeated reports answered from memory, on any thread.
     nonisolated let repeats = RepeatRows()
@@ -102,6 +108,7 @@ public actor FileStateStore: StateStore {
         daemonStartedAt = now
         self.notice = notice
         io = options.io
+        rendering = options.rendering
         try FileIO.makeDirectories(options.directory)
         lock = try StateLock(directory: options.directory)
         try PartLayout.check(options.directory, parts: 1)

@@ -34,11 +34,13 @@ public actor MemoryStateStore: StateStore {
         scheduleChanged.signal()
     }
 
-    public func storeReport(_ report: PermissionReport, for userID: UserID, receivedAt: Date) -> ReportOutcome {
-        let outcome = policy.apply(report, to: records[userID], userID: userID, receivedAt: receivedAt)
+    public func update(
+        _ userID: UserID, _ change: @escaping @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome
+    ) -> StoredReport {
+        let outcome = change(records[userID], policy)
         install(outcome.record, events: outcome.events.map(OutboxEvent.init))
         for closed in outcome.outcomes { outcomes.add(closed) }
-        return outcome
+        return StoredReport(outcome: outcome)
     }
 
     public func record(_ userID: UserID) -> UserRecord? { records[userID] }
@@ -64,20 +66,23 @@ public actor MemoryStateStore: StateStore {
         outcomes.report(since: since, until: until) { body in schedule.table.forEachOpenEpisode(body) }
     }
 
-    public func fireDue(now: Date, limit: Int) -> FireSummary {
+    public func fireDue(
+        now: Date, limit: Int, fire: @escaping @Sendable (UserSchedule, ReminderPolicy) -> ScheduleFireOutcome
+    ) -> FireSummary {
         var summary = FireSummary()
         for userID in schedule.popDue(now: now, limit: limit) {
-            guard let record = records[userID] else { continue }
-            let outcome = policy.fire(record, now: now, daemonStartedAt: daemonStartedAt)
-            guard outcome.changed else {
+            guard var record = records[userID] else { continue }
+            let fired = fire(record.schedule, policy)
+            guard fired.changed else {
                 schedule.wakeAfterStaleFire(record.schedule, now: now)
                 continue
             }
-            let events = outcome.events.map(OutboxEvent.init)
-            install(outcome.record, events: events)
+            record.apply(fired.change)
+            let events = fired.events.map(OutboxEvent.init)
+            install(record, events: events)
             summary.users += 1
             summary.events += events
-            if outcome.suppressed { summary.suppressed.append(userID) }
+            if fired.suppressed { summary.suppressed.append(userID) }
         }
         suppressed += summary.suppressed.count
         return summary

@@ -123,16 +123,10 @@ public final class PartitionedStateStore: StateStore {
         _ = await onEveryPart { await $1.setPolicy(policy) }
     }
 
-    public func storeReport(
-        _ report: PermissionReport, for userID: UserID, receivedAt: Date
-    ) async throws -> ReportOutcome {
-        try await part(of: userID).storeReport(report, for: userID, receivedAt: receivedAt)
-    }
-
-    public func answerReport(
-        _ report: PermissionReport, for userID: UserID, receivedAt: Date
-    ) async throws -> ReportAnswer {
-        try await part(of: userID).answerReport(report, for: userID, receivedAt: receivedAt)
+    public func update(
+        _ userID: UserID, _ change: @escaping @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome
+    ) async throws -> StoredReport {
+        try await part(of: userID).update(userID, change)
     }
 
     public func record(_ userID: UserID) async throws -> UserRecord? {
@@ -167,12 +161,14 @@ public final class PartitionedStateStore: StateStore {
     /// fails (its disk is full), its users stay due and the error is thrown; what the other
     /// parts fired in that pass is durable and goes out, but is not in a summary (the
     /// scheduler's log lines and fired count miss it).
-    public func fireDue(now: Date, limit: Int) async throws -> FireSummary {
+    public func fireDue(
+        now: Date, limit: Int, fire: @escaping @Sendable (UserSchedule, ReminderPolicy) -> ScheduleFireOutcome
+    ) async throws -> FireSummary {
         let count = parts.count
         let first = nextFirePart.add(1, ordering: .relaxed).oldValue % count
         let summaries = try await onEveryPart { index, part in
             let share = limit / count + ((index - first + count) % count < limit % count ? 1 : 0)
-            return share > 0 ? try await part.fireDue(now: now, limit: share) : FireSummary()
+            return share > 0 ? try await part.fireDue(now: now, limit: share, fire: fire) : FireSummary()
         }
         return summaries.reduce(into: FireSummary()) {
             $0.users += $1.users

@@ -1,9 +1,8 @@
 import Foundation
-import RemindAPI
 import RemindCore
 
 /// What answers a repeated report from memory (a repeat, ARCHITECTURE.md "Glossary"): for each user who reported since
-/// start, the `RepeatCriterion` of their record, their status as a `StatusTemplate`, the three
+/// start, the `RepeatCriterion` of their record, their status as rendered (`StatusTemplating`), the three
 /// values a repeat moves, and the repeats not yet folded into the record.
 ///
 /// A repeat costs a dictionary lookup, a comparison and a splice of the cached answer: no
@@ -27,7 +26,7 @@ struct RepeatRowShard {
     struct Row {
         /// Nil once a new policy came: the row then only keeps its pending repeats for the fold.
         var criterion: RepeatCriterion?
-        var template: StatusTemplate
+        var template: any StatusTemplating
         var observedAt: Date
         var reportCount: Int
         var lastReportAt: Date

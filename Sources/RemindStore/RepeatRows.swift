@@ -1,5 +1,4 @@
 import Foundation
-import RemindAPI
 import RemindCore
 import Synchronization
 
@@ -31,21 +30,24 @@ public final class RepeatRows: RepeatAnswering {
         shard(userID).rows.withLock { $0.answer(report, of: userID, receivedAt: receivedAt) }
     }
 
-    /// A row for a record a report was just applied to (its pending repeats folded in); returns
-    /// the encoded status. The encoding is done outside the lock.
-    func refresh(_ record: UserRecord, policy: ReminderPolicy, daemonStartedAt: Date) -> [UInt8]? {
-        guard let status = UserStatus(record: record, policy: policy, daemonStartedAt: daemonStartedAt) else {
+    /// A row for a record a report was just applied to (its pending repeats folded in), rendered
+    /// by `rendering`; returns the rendered status. The rendering is done outside the lock.
+    /// Without a rendering (or for a record without status) the user has no row.
+    func refresh(
+        _ record: UserRecord, rendering: (any StatusRendering)?, policy: ReminderPolicy, daemonStartedAt: Date
+    ) -> [UInt8]? {
+        guard let template = rendering?.template(for: record, policy: policy, daemonStartedAt: daemonStartedAt)
+        else {
             remove(record.userID)
             return nil
         }
         guard let criterion = RepeatCriterion(record) else {
             remove(record.userID)
-            return status.jsonBytes
+            return template.bytes
         }
-        let template = StatusTemplate(status)
         let row = RepeatRowShard.Row(
-            criterion: criterion, template: template, observedAt: status.observedAt, reportCount: record.reportCount,
-            lastReportAt: record.lastReportAt)
+            criterion: criterion, template: template, observedAt: template.observedAt,
+            reportCount: record.reportCount, lastReportAt: record.lastReportAt)
         shard(record.userID).rows.withLock { $0.set(row, of: record.userID) }
         return template.bytes
     }

@@ -168,6 +168,10 @@ struct ReportValidationTests {
                 #"{"location":"always","\#(field)":"\#(String(repeating: "a", count: 65))"}"#, field: field)
             Self.expectRejected(
                 #"{"location":"always","\#(field)":"\#(String(repeating: "é", count: 65))"}"#, field: field)
+            // Control characters (a NUL, which PostgreSQL's jsonb refuses; a newline in a log line).
+            for escaped in [#"\u0000"#, #"\n"#, #"\u007f"#] {
+                Self.expectRejected(#"{"location":"always","\#(field)":"1.0\#(escaped)"}"#, field: field)
+            }
         }
     }
 

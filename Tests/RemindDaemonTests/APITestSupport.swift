@@ -98,7 +98,9 @@ func withAPI<T: Sendable>(
     let logger = Logger(label: "remindd.test") { _ in SwiftLogNoOpLogHandler() }
     let clock = ManualClock()
     let store = try FileStateStore(
-        options: .init(directory: configuration.stateDirectory, sinks: configuration.sinks.map(\.name)),
+        options: .init(
+            directory: configuration.stateDirectory, sinks: configuration.sinks.map(\.name),
+            rendering: UserStatusRendering()),
         policy: ReminderPolicy(configuration: configuration.policy), now: clock.wallNow, notice: { _ in })
     let result: Result<T, any Error>
     do {

@@ -19,7 +19,7 @@ struct PushConcurrencyTests {
         for n in 0..<200 {
             try await harness.report("u-\(n)", push: .set(PushAddress(service: .apns, token: PushHarness.apnsToken(n))))
         }
-        let fired = await harness.store.fireDue(now: PushHarness.start + .seconds(60), limit: 1000)
+        let fired = try await harness.store.fireDue(now: PushHarness.start + .seconds(60), limit: 1000)
         #expect(fired.events.count == 200)
 
         struct Flight {

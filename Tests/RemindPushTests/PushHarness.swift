@@ -61,9 +61,10 @@ final class PushHarness: Sendable {
     ) async throws
         -> ReportOutcome
     {
-        await store.storeReport(
+        try await store.storeReport(
             PermissionReport(location: location, observedAt: now(), push: push), for: Fixtures.userID(user),
-            receivedAt: now())
+            receivedAt: now()
+        ).outcome
     }
 
     func client() throws -> HTTPClient { try PushSink.makeClient(caFile: certificates.caFile) }

@@ -66,7 +66,8 @@ struct DiskFullTests {
         unlink(filler)
         let later = start.addingTimeInterval(100)
         let outcome = try await store.storeReport(
-            PermissionReport(location: .always, observedAt: later), for: kept, receivedAt: later)
+            PermissionReport(location: .always, observedAt: later), for: kept, receivedAt: later
+        ).outcome
         #expect(outcome.record.permissions?.location == .always)
         await store.close()
         let reopened = try fixture.open(mountPoint + "/state", parts: parts)

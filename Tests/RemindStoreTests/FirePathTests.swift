@@ -1,4 +1,5 @@
 import Foundation
+import RemindAPI
 import RemindCore
 import RemindTesting
 import Testing
@@ -22,7 +23,9 @@ struct FirePathTests {
 
     func open(_ directory: String, cachedRecords: Int) throws -> FileStateStore {
         try FileStateStore(
-            options: .init(directory: directory, sinks: ["file"], cachedRecords: cachedRecords), policy: policy,
+            options: .init(
+                directory: directory, sinks: ["file"], cachedRecords: cachedRecords,
+                rendering: UserStatusRendering()), policy: policy,
             now: start, notice: { _ in })
     }
 
@@ -144,7 +147,8 @@ struct FirePathTests {
         let reminder = try #require(fired.events.first { $0.userID == plain })
         let fixed = try await store.storeReport(
             PermissionReport(location: .always, notifications: .authorized, observedAt: start.addingTimeInterval(90)),
-            for: plain, receivedAt: start.addingTimeInterval(90))
+            for: plain, receivedAt: start.addingTimeInterval(90)
+        ).outcome
         guard case .withdraw(let withdraw)? = fixed.events.first else {
             Issue.record("no withdraw: \(fixed.events)")
             return

@@ -18,7 +18,8 @@ struct OutcomeLogTests {
     {
         let at = start.addingTimeInterval(offset)
         return try await store.storeReport(
-            PermissionReport(location: location, observedAt: at), for: Fixtures.userID(user), receivedAt: at)
+            PermissionReport(location: location, observedAt: at), for: Fixtures.userID(user), receivedAt: at
+        ).outcome
     }
 
     func lines(_ directory: String) throws -> [String] {

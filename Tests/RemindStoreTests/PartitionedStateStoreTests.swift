@@ -73,7 +73,7 @@ struct PartitionedStateStoreTests {
                     observedAt: now)
                 let a = try await one.storeReport(report, for: user, receivedAt: now)
                 let b = try await three.storeReport(report, for: user, receivedAt: now)
-                #expect(a.changed == b.changed)
+                #expect(a.outcome.changed == b.outcome.changed)
             }
             if step % 150 == 149 { try await expectSameAnswers(one, three, users: users, now: now) }
         }
@@ -111,6 +111,7 @@ struct PartitionedStateStoreTests {
 
     private func report(_ store: any StateStore, _ user: UserID, at now: Date) async throws -> ReportOutcome {
         try await store.storeReport(PermissionReport(location: .denied, observedAt: now), for: user, receivedAt: now)
+            .outcome
     }
 
     /// Delivers what each sink may take now (all of them: which of a divided store's events come

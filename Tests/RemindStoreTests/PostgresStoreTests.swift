@@ -38,6 +38,44 @@ struct PostgresStoreTests {
         await store.close()
     }
 
+    /// Concurrent reports share transactions (group commit): every one is stored, a user's in
+    /// arrival order, with one history entry per change; a row the server will not take (jsonb
+    /// holds no NUL character) refuses only its own report, and the others of its batch stand.
+    @Test func concurrentReportsAreGroupCommittedAndABadRowRefusesOnlyItself() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let store = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        try await report(store, "warm-up", .whileInUse)
+        let locations: [LocationAuthorization] = [.whileInUse, .denied, .always]
+        let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+            for index in 0..<300 {
+                group.addTask {
+                    let user = Fixtures.userID(index == 150 ? "poison" : "u-\(index % 100)")
+                    let at = self.start.addingTimeInterval(Double(index / 100 + 1))
+                    let report = PermissionReport(
+                        location: locations[index / 100], observedAt: at,
+                        appVersion: index == 150 ? "1.0\u{0}" : nil)
+                    do {
+                        _ = try await store.storeReport(report, for: user, receivedAt: at)
+                        return (index, true)
+                    } catch {
+                        return (index, false)
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(results.filter { !$0.value }.map(\.key) == [150])
+        for index in 0..<100 where index != 50 {
+            let record = try #require(try await store.record(Fixtures.userID("u-\(index)")))
+            #expect(record.reportCount == 3)
+            #expect(record.history.count == 3)
+        }
+        #expect(try await store.record(Fixtures.userID("poison")) == nil)
+        #expect(await store.statistics().users == 101)
+        await store.close()
+    }
+
     /// Two stores on one database fire each due user once between them, however their passes
     /// interleave: claims skip what the other holds.
     @Test func twoStoresFireEachUserOnce() async throws {

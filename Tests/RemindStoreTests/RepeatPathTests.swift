@@ -20,7 +20,9 @@ struct RepeatPathTests {
     func open(_ fixture: StoreFixture, _ directory: String? = nil, cachedRecords: Int = 10_000) throws -> FileStateStore
     {
         try FileStateStore(
-            options: .init(directory: directory ?? fixture.directory, sinks: ["file"], cachedRecords: cachedRecords),
+            options: .init(
+                directory: directory ?? fixture.directory, sinks: ["file"], cachedRecords: cachedRecords,
+                rendering: UserStatusRendering()),
             policy: ReminderPolicy(), now: start, notice: { _ in })
     }
 
@@ -44,7 +46,7 @@ struct RepeatPathTests {
         let store = try open(fixture)
         let userID = Fixtures.userID("repeater")
         let first = try await store.answerReport(report(.whileInUse, at: 0), for: userID, receivedAt: start)
-        #expect(first.changed && first.openedGroup == Experiment.defaultGroup)
+        #expect(first.changed && first.outcome?.record.openEpisode?.group == Experiment.defaultGroup)
         #expect(first.status == (try await status(store, userID)))
         let logged = try logBytes(fixture.directory)
         for index in 1...6 {

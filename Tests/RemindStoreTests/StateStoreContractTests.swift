@@ -19,7 +19,8 @@ struct StateStoreContractTests {
     {
         let at = start.addingTimeInterval(offset)
         return try await store.storeReport(
-            PermissionReport(location: location, observedAt: at), for: Fixtures.userID(user), receivedAt: at)
+            PermissionReport(location: location, observedAt: at), for: Fixtures.userID(user), receivedAt: at
+        ).outcome
     }
 
     /// A report is the user's state at once; a repeat changes nothing but the count; a delete

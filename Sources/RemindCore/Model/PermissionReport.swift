@@ -100,6 +100,11 @@ public struct PermissionReport: Sendable, Equatable {
             if let text, text.count > Self.maximumFreeTextLength {
                 throw ValidationError(field: field, reason: "must be at most \(Self.maximumFreeTextLength) characters")
             }
+            // Shown in logs and the console, and PostgreSQL's jsonb holds no NUL: no control
+            // characters.
+            if let text, text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw ValidationError(field: field, reason: "must not contain control characters")
+            }
         }
         let locale = try reader.string("locale")
         if let locale,

@@ -1,0 +1,107 @@
+import Foundation
+import PostgresNIO
+import RemindCore
+import RemindStore
+
+/// A change waiting for its transaction.
+struct PendingUpdate: Sendable {
+    var userID: UserID
+    var change: @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome
+    var continuation: CheckedContinuation<StoredReport, any Error>
+}
+
+/// Reports group-committed: the changes that arrive while a transaction is in flight go into
+/// the next one together, a few statements for the whole batch instead of five or more and a
+/// commit per report, and each is answered after that commit. One flusher per instance keeps a
+/// user's changes in arrival order.
+extension PostgresStateStore {
+    /// The most changes one transaction takes.
+    static let maximumUpdateBatch = 1_000
+
+    public func update(
+        _ userID: UserID, _ change: @escaping @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome
+    ) async throws -> StoredReport {
+        try await withCheckedThrowingContinuation { continuation in
+            let lead = state.withLock { state -> Bool in
+                state.updates.append(PendingUpdate(userID: userID, change: change, continuation: continuation))
+                defer { state.updating = true }
+                return !state.updating
+            }
+            if lead { Task { await self.flushUpdates() } }
+        }
+    }
+
+    /// Commits the waiting changes, a batch a transaction, until none wait.
+    private func flushUpdates() async {
+        while true {
+            let batch = state.withLock { state -> [PendingUpdate]? in
+                if state.updates.isEmpty {
+                    state.updating = false
+                    return nil
+                }
+                let taken = Array(state.updates.prefix(Self.maximumUpdateBatch))
+                state.updates.removeFirst(taken.count)
+                return taken
+            }
+            guard let batch else { return }
+            do {
+                let stored = try await commit(batch)
+                for (update, answer) in zip(batch, stored) { update.continuation.resume(returning: answer) }
+            } catch let error as StoreError where !error.isUnavailable && batch.count > 1 {
+                // The server refused a statement: one row may be at fault (a document it will not
+                // take), so each change goes again on its own and refuses only itself.
+                logger.warning("a batch of \(batch.count) reports was refused (\(error)); storing them one by one")
+                for update in batch {
+                    do {
+                        update.continuation.resume(returning: try await commit([update])[0])
+                    } catch {
+                        update.continuation.resume(throwing: error)
+                    }
+                }
+            } catch {
+                for update in batch { update.continuation.resume(throwing: error) }
+            }
+        }
+    }
+
+    /// One transaction for `batch`: the users' advisory locks (in one order, so batches of two
+    /// instances cannot deadlock) and rows, each change applied in arrival order to the
+    /// record the one before it left, then every row, event and outcome written in one
+    /// statement each.
+    private func commit(_ batch: [PendingUpdate]) async throws -> [StoredReport] {
+        let (policy, started) = (self.policy, daemonStartedAt)
+        let (stored, earlier, events) = try await transaction { connection in
+            var order: [UserID] = []
+            var seen: Set<UserID> = []
+            for update in batch where seen.insert(update.userID).inserted { order.append(update.userID) }
+            try await self.lockUsers(order, on: connection)
+            let existing = try await self.lockedRows(order, on: connection)
+            var records: [UserID: UserRecord] = [:]
+            var stored: [StoredReport] = []
+            var events: [OutboxEvent] = []
+            var outcomes: [EpisodeOutcome] = []
+            for update in batch {
+                let outcome = update.change(records[update.userID] ?? existing[update.userID]?.record, policy)
+                records[update.userID] = outcome.record
+                events += outcome.events.map(OutboxEvent.init)
+                outcomes += outcome.outcomes
+                stored.append(StoredReport(outcome: outcome))
+            }
+            var rows: [(UserRecord, ScheduleColumns)] = []
+            var earlier = false
+            for userID in order {
+                guard let record = records[userID] else { continue }
+                let columns = ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: started)
+                earlier = earlier || Self.movedEarlier(from: existing[userID]?.wakeAt, to: columns.wakeAt)
+                rows.append((record, columns))
+            }
+            try await self.write(rows, on: connection)
+            try await self.enqueue(events, on: connection)
+            try await self.insertOutcomes(outcomes, on: connection)
+            try await self.notify(wake: earlier, events: !events.isEmpty, on: connection)
+            return (stored, earlier, !events.isEmpty)
+        }
+        changed(wakeEarlier: earlier, events: events)
+        return stored
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import RemindCore
+
+/// Events the sinks gave up on, kept until an operator replays them. `MemoryStateStore` is the
+/// reference reading.
+///
+/// Implementation requirements: `deadLetter` is durable before it returns (the dispatcher
+/// then completes the event, so a crash in between leaves the event both queued and dead, and
+/// the letter is replaced, never doubled); `replayDeadLetters` moves letters back into their
+/// sinks' queues durably, behind the events already waiting, and a letter replayed is no longer
+/// listed.
+public protocol DeadLetterStore: Sendable {
+    /// Events still waiting for `sink`.
+    func pendingEvents(for sink: String) async -> Int
+    /// Records an event a sink gave up on, durably; the dispatcher then completes it.
+    func deadLetter(_ letter: DeadLetterRecord) async throws
+    /// Events sinks gave up on, oldest first.
+    func deadLetters() async -> [DeadLetterRecord]
+    /// Puts dead letters back in their sinks' queues: all, or those whose event id is in `ids`.
+    /// Returns how many went back.
+    func replayDeadLetters(ids: Set<String>?) async throws -> Int
+}

@@ -1,0 +1,84 @@
+import Foundation
+import RemindCore
+
+/// The users and their schedule: where a backend keeps what the policy decided. It persists; it
+/// does not decide. Every change arrives as a transaction that takes the pure policy as a
+/// function (`update`, `fireDue`), called from one place for every backend
+/// (`UserStore+Policy.swift`), so a new rule is written once. `MemoryStateStore` is the
+/// reference reading of this contract.
+///
+/// Implementation requirements:
+/// - **A reply means durable.** `update`, `delete` and `fireDue` return only once what they
+///   changed survives a crash (`kill -9`, power loss) at any later moment: the record, and every
+///   event the change produced, which is in the outbox from then on. The one exception: a
+///   change that moves nothing but `lastReportAt`, `reportCount`, the platform and the app
+///   version (`ReportOutcome.changed` false) may be answered before those are durable; a crash
+///   may lose such counter updates since the last checkpoint, never a change.
+/// - **Failure changes nothing.** When a write fails (disk full, database down) the method
+///   throws and the state in memory and on disk is as before: the change is not applied, the
+///   users `fireDue` took stay due.
+/// - **The function runs inside the transaction.** `update` calls `change` exactly once, with
+///   the user's current record (nil for an unknown user, or one whose stored state was
+///   unreadable and is quarantined) and the store's current policy, and persists what it
+///   returns: the record, its events (into the outbox, for every sink) and the episodes it
+///   closed (into the outcomes). `fireDue` calls `fire` once per due user it takes, with the
+///   user's schedule, and applies the returned `FiredChange` to the user; an outcome that
+///   changes nothing makes the user wake again later, never at or before `now`.
+/// - **One user at a time.** Changes, fires and deletes of one user take effect one after
+///   another, in arrival order; different users proceed in parallel. A user busy with a change
+///   may be left by `fireDue` for its next pass instead of waited for.
+/// - **Due users.** `fireDue` takes at most `limit` users whose wake-up is at or before `now`.
+///   `nextWakeAt` is the earliest wake-up of any user; `scheduleChanged` is signalled whenever
+///   a change makes it earlier, so a sleeping scheduler re-reads it.
+public protocol UserStore: Sendable {
+    /// When this daemon started: the policy spreads catch-up reminders from here.
+    var daemonStartedAt: Date { get }
+    /// Signalled when a change makes the earliest wake-up earlier.
+    var scheduleChanged: AsyncSignal { get }
+    /// The policy handed to every transaction, and what wake-up times are computed by.
+    var policy: ReminderPolicy { get async }
+    /// Applies a new configuration: every due time is recomputed.
+    func setPolicy(_ policy: ReminderPolicy) async
+
+    /// Runs `change` on the user's record inside a transaction and persists its outcome; returns
+    /// once the outcome is durable (as the contract allows for counters).
+    func update(
+        _ userID: UserID, _ change: @escaping @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome
+    ) async throws -> StoredReport
+    /// What answers repeated reports synchronously on any thread, when the backend keeps them
+    /// in memory (nil by default: every report is an `update`).
+    var repeatAnswering: (any RepeatAnswering)? { get }
+    /// The user's record; nil for an unknown user (or one whose stored state was unreadable).
+    func record(_ userID: UserID) async throws -> UserRecord?
+    /// Forgets a user at `at`: their record and schedule go, nothing is emitted; an episode
+    /// open then ends `forgotten` in the outcomes (docs/outcomes.md). False when unknown.
+    func delete(_ userID: UserID, at: Date) async throws -> Bool
+
+    /// The earliest wake-up of any user.
+    func nextWakeAt() async -> Date?
+    /// Takes up to `limit` users due at `now`, runs `fire` on each one's schedule and persists
+    /// the changes and their events in one durable step.
+    func fireDue(
+        now: Date, limit: Int, fire: @escaping @Sendable (UserSchedule, ReminderPolicy) -> ScheduleFireOutcome
+    ) async throws -> FireSummary
+    /// Reminders due before `dueBefore` (all when nil), soonest first, at most `limit`.
+    func pendingReminders(dueBefore: Date?, limit: Int) async -> [ScheduledReminder]
+}
+
+extension UserStore {
+    public var repeatAnswering: (any RepeatAnswering)? { nil }
+}
+
+/// What an `update` stored.
+public struct StoredReport: Sendable {
+    /// What the policy decided, as persisted.
+    public var outcome: ReportOutcome
+    /// The user's status as the backend's `StatusRendering` rendered it for its repeat rows;
+    /// nil when it keeps none (the caller renders the status itself).
+    public var renderedStatus: [UInt8]?
+
+    public init(outcome: ReportOutcome, renderedStatus: [UInt8]? = nil) {
+        self.outcome = outcome
+        self.renderedStatus = renderedStatus
+    }
+}
