@@ -52,8 +52,13 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
     public func run() async {
         await withTaskGroup(of: Void.self) { group in
             var running = 0
+            // Slots are refilled in batches, not one claim per finished delivery: a claim is a
+            // round trip to the database on PostgreSQL, and one per event bounded a burst there
+            // (`make bench` W8). A quarter of the slots (at least one) free before claiming
+            // keeps deliveries near the limit.
+            let refillAt = maxConcurrency - max(1, maxConcurrency / 4)
             while !Task.isCancelled {
-                if running >= maxConcurrency {
+                if running > refillAt {
                     await group.next()
                     running -= 1
                     continue
