@@ -70,7 +70,27 @@ enum PostgresSchema {
                 quarantined_at timestamptz NOT NULL DEFAULT now()
             )
             """,
-        ]
+        ],
+        // The daemon-wide counts as counter rows, moved by every change in its transaction
+        // (CounterDeltas), instead of counting every user for /v1/status. Started from the
+        // rows as they are.
+        [
+            """
+            CREATE TABLE remindd_counters (
+                name text NOT NULL,
+                slot smallint NOT NULL,
+                value bigint NOT NULL,
+                PRIMARY KEY (name, slot)
+            )
+            """,
+            """
+            INSERT INTO remindd_counters (name, slot, value)
+            SELECT 'users', 0, count(*) FROM remindd_users
+            UNION ALL SELECT 'open_episodes', 0, count(episode_started_at) FROM remindd_users
+            UNION ALL SELECT 'pending_reminders', 0, count(reminder_at) FROM remindd_users
+            UNION ALL SELECT 'conditions:' || conditions, 0, count(*) FROM remindd_users GROUP BY conditions
+            """,
+        ],
     ]
 
     /// Brings the schema to the newest version; returns the versions applied now.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 import RemindCore
 import RemindStore
@@ -9,7 +10,12 @@ extension PostgresStateStore {
     struct StoredRow {
         var record: UserRecord
         var wakeAt: Date?
+        /// What the row counts for now.
+        var counted: CountedColumns
     }
+
+    /// The columns a row counts by, as `SELECT`ed after its other columns.
+    static let countedColumns = "episode_started_at IS NOT NULL, reminder_at IS NOT NULL, conditions"
 
     func loadRecord(_ userID: UserID, on client: PostgresClient) async throws -> UserRecord? {
         let rows = try await client.query(
@@ -28,15 +34,7 @@ extension PostgresStateStore {
 
     /// The user's row, locked until the transaction ends.
     func lockedRow(_ userID: UserID, on connection: PostgresConnection) async throws -> StoredRow? {
-        let rows = try await connection.query(
-            "SELECT doc::text, wake_at FROM remindd_users WHERE user_id = \(userID.rawValue) FOR UPDATE",
-            logger: logger)
-        var found: (String, Date?)?
-        for try await row in rows.decode((String, Date?).self) { found = row }
-        guard let (text, wake) = found,
-            let record = try await decodeOrQuarantine(text, userID: userID, on: connection)
-        else { return nil }
-        return StoredRow(record: record, wakeAt: wake)
+        try await lockedRows([userID], on: connection)[userID]
     }
 
     /// The users' rows, locked until the transaction ends; an undecodable document is
@@ -45,16 +43,21 @@ extension PostgresStateStore {
         guard !userIDs.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
-            SELECT user_id, doc::text, wake_at FROM remindd_users WHERE user_id = ANY(\(userIDs.map(\.rawValue)))
-            FOR UPDATE
+            SELECT user_id, doc::text, wake_at, \(unescaped: Self.countedColumns) FROM remindd_users
+            WHERE user_id = ANY(\(userIDs.map(\.rawValue))) FOR UPDATE
             """, logger: logger)
-        var found: [(String, String, Date?)] = []
-        for try await row in rows.decode((String, String, Date?).self) { found.append(row) }
+        var found: [(String, String, Date?, CountedColumns)] = []
+        for try await (user, text, wake, open, pending, conditions) in rows.decode(
+            (String, String, Date?, Bool, Bool, Int16).self)
+        {
+            found.append(
+                (user, text, wake, CountedColumns(openEpisode: open, pendingReminder: pending, conditions: conditions)))
+        }
         var stored: [UserID: StoredRow] = [:]
-        for (user, text, wake) in found {
+        for (user, text, wake, counted) in found {
             let userID = try UserID(user)
             guard let record = try await decodeOrQuarantine(text, userID: userID, on: connection) else { continue }
-            stored[userID] = StoredRow(record: record, wakeAt: wake)
+            stored[userID] = StoredRow(record: record, wakeAt: wake, counted: counted)
         }
         return stored
     }
@@ -75,8 +78,16 @@ extension PostgresStateStore {
             try await connection.query(
                 "INSERT INTO remindd_quarantine (user_id, doc, reason) VALUES (\(userID.rawValue), \(text), \(reason))",
                 logger: logger)
-            try await connection.query(
-                "DELETE FROM remindd_users WHERE user_id = \(userID.rawValue)", logger: logger)
+            var counts = CounterDeltas()
+            for try await (open, pending, conditions) in try await connection.query(
+                """
+                DELETE FROM remindd_users WHERE user_id = \(userID.rawValue) RETURNING \(unescaped: Self.countedColumns)
+                """, logger: logger
+            ).decode((Bool, Bool, Int16).self) {
+                counts.move(
+                    from: CountedColumns(openEpisode: open, pendingReminder: pending, conditions: conditions), to: nil)
+            }
+            try await Self.addCounts(counts, on: connection, logger: logger)
             logger.error(
                 "user \(userID.rawValue): stored document does not decode (\(reason)); moved to remindd_quarantine")
             return nil
@@ -102,8 +113,15 @@ extension PostgresStateStore {
 
     /// Inserts or rewrites rows, in one statement. Arrays of optionals do not bind: a negative
     /// time and an empty text stand for null.
-    func write(_ rows: [(UserRecord, ScheduleColumns)], on connection: PostgresConnection) async throws {
+    /// `before` is what each row counted for until now (nil for a new user): the counters move
+    /// in the same transaction.
+    func write(
+        _ rows: [(UserRecord, ScheduleColumns)], before: [UserID: CountedColumns], on connection: PostgresConnection
+    ) async throws {
         guard !rows.isEmpty else { return }
+        var counts = CounterDeltas()
+        for (record, columns) in rows { counts.move(from: before[record.userID], to: CountedColumns(columns)) }
+        try await Self.addCounts(counts, on: connection, logger: logger)
         let users = rows.map(\.0.userID.rawValue)
         let documents = rows.map { String(decoding: $0.0.jsonBytes, as: UTF8.self) }
         let columns = rows.map(\.1)
@@ -128,6 +146,22 @@ extension PostgresStateStore {
                 reminder_at = EXCLUDED.reminder_at, next_sequence = EXCLUDED.next_sequence, reason = EXCLUDED.reason,
                 conditions = EXCLUDED.conditions, episode_started_at = EXCLUDED.episode_started_at,
                 episode_group = EXCLUDED.episode_group, episode_reason = EXCLUDED.episode_reason
+            """, logger: logger)
+    }
+
+    /// Adds `counts` to this transaction's slot of the counter rows, in one statement. Each
+    /// transaction takes one of 16 slots at random, so that concurrent ones (another
+    /// instance's, a fire pass beside a batch of reports) seldom wait for each other's row.
+    static func addCounts(_ counts: CounterDeltas, on connection: PostgresConnection, logger: Logger) async throws {
+        let changed = counts.sorted
+        guard !changed.isEmpty else { return }
+        let slot = Int16.random(in: 0..<16)
+        try await connection.query(
+            """
+            INSERT INTO remindd_counters (name, slot, value)
+            SELECT c.name, \(slot), c.delta FROM unnest(\(changed.map(\.name))::text[], \(changed.map(\.delta))::int8[])
+                AS c(name, delta)
+            ON CONFLICT (name, slot) DO UPDATE SET value = remindd_counters.value + EXCLUDED.value
             """, logger: logger)
     }
 

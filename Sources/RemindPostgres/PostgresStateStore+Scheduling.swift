@@ -32,12 +32,17 @@ extension PostgresStateStore {
         let summary = try await transaction { connection -> FireSummary in
             let rows = try await connection.query(
                 """
-                SELECT user_id, doc::text FROM remindd_users WHERE wake_at <= \(now)
-                ORDER BY wake_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                SELECT user_id, doc::text, \(unescaped: Self.countedColumns) FROM remindd_users
+                WHERE wake_at <= \(now) ORDER BY wake_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 """, logger: self.logger)
             var due: [(UserID, String)] = []
-            for try await (user, text) in rows.decode((String, String).self) {
-                due.append((try UserID(user), text))
+            var counted: [UserID: CountedColumns] = [:]
+            for try await (user, text, open, pending, conditions) in rows.decode(
+                (String, String, Bool, Bool, Int16).self)
+            {
+                let userID = try UserID(user)
+                due.append((userID, text))
+                counted[userID] = CountedColumns(openEpisode: open, pendingReminder: pending, conditions: conditions)
             }
             var summary = FireSummary()
             var events: [OutboxEvent] = []
@@ -65,7 +70,7 @@ extension PostgresStateStore {
                 summary.events += produced
                 if fired.suppressed { summary.suppressed.append(userID) }
             }
-            try await self.write(changed, on: connection)
+            try await self.write(changed, before: counted, on: connection)
             if !stale.isEmpty {
                 try await connection.query(
                     """
@@ -181,20 +186,24 @@ extension PostgresStateStore {
             let (count, last) = try await connection.withTransaction(logger: logger) { connection -> (Int, String?) in
                 let rows = try await connection.query(
                     """
-                    SELECT user_id, doc::text FROM remindd_users WHERE user_id > \(after)
+                    SELECT user_id, doc::text, reminder_at IS NOT NULL FROM remindd_users WHERE user_id > \(after)
                     ORDER BY user_id LIMIT 1000 FOR UPDATE
                     """, logger: logger)
-                var batch: [(String, String)] = []
-                for try await row in rows.decode((String, String).self) { batch.append(row) }
+                var batch: [(String, String, Bool)] = []
+                for try await row in rows.decode((String, String, Bool).self) { batch.append(row) }
+                var counts = CounterDeltas()
                 var users: [String] = []
                 // Arrays of optionals do not bind: a negative number stands for null.
                 var wakes: [Double] = []
                 var reminders: [Double] = []
                 var sequences: [Int] = []
                 var reasons: [String] = []
-                for (user, text) in batch {
+                for (user, text, pending) in batch {
                     guard let record = try? UserRecord(json: Array(text.utf8)) else { continue }
                     let columns = ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: daemonStartedAt)
+                    if pending != (columns.reminderAt != nil) {
+                        counts.add(CounterDeltas.pendingReminders, columns.reminderAt != nil ? 1 : -1)
+                    }
                     users.append(user)
                     wakes.append(epoch(columns.wakeAt))
                     reminders.append(epoch(columns.reminderAt))
@@ -212,6 +221,7 @@ extension PostgresStateStore {
                         AS c(user_id, wake_at, reminder_at, next_sequence, reason)
                     WHERE u.user_id = c.user_id
                     """, logger: logger)
+                try await addCounts(counts, on: connection, logger: logger)
                 return (batch.count, batch.last?.0)
             }
             total += count

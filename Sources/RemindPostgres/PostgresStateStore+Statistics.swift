@@ -31,22 +31,29 @@ extension PostgresStateStore {
         }
     }
 
+    /// The users' counts from the counter rows (`CounterDeltas`), the next reminder from its
+    /// index; the outbox, dead letters and quarantine are small tables (the outbox is emptied
+    /// as events are delivered) and counted as they are, which costs less than a counter row
+    /// every completion would have to wait for.
     private func countAll() async throws -> StoreStatistics {
         var statistics = StoreStatistics()
-        for try await (users, open, pending, next) in try await client.query(
-            """
-            SELECT count(*), count(episode_started_at), count(reminder_at), min(reminder_at) FROM remindd_users
-            """, logger: logger
-        ).decode((Int, Int, Int, Date?).self) {
-            statistics.users = users
-            statistics.openEpisodes = open
-            statistics.pendingReminders = pending
-            statistics.nextReminderAt = next?.millisecondPrecision
+        for try await (name, value) in try await client.query(
+            "SELECT name, sum(value)::int8 FROM remindd_counters GROUP BY name", logger: logger
+        ).decode((String, Int).self) {
+            switch name {
+            case CounterDeltas.users: statistics.users = value
+            case CounterDeltas.openEpisodes: statistics.openEpisodes = value
+            case CounterDeltas.pendingReminders: statistics.pendingReminders = value
+            default:
+                if name.hasPrefix("conditions:"), let raw = Int16(name.dropFirst("conditions:".count)), value != 0 {
+                    statistics.usersByConditions[ServiceConditions(rawValue: UInt8(truncatingIfNeeded: raw))] = value
+                }
+            }
         }
-        for try await (conditions, count) in try await client.query(
-            "SELECT conditions, count(*) FROM remindd_users GROUP BY conditions", logger: logger
-        ).decode((Int16, Int).self) {
-            statistics.usersByConditions[ServiceConditions(rawValue: UInt8(truncatingIfNeeded: conditions))] = count
+        for try await next in try await client.query(
+            "SELECT min(reminder_at) FROM remindd_users", logger: logger
+        ).decode(Date?.self) {
+            statistics.nextReminderAt = next?.millisecondPrecision
         }
         for sink in options.sinks { statistics.outboxPending[sink] = 0 }
         for try await (sink, count) in try await client.query(

@@ -170,10 +170,19 @@ public final class PostgresStateStore: StateStore, Service {
         let deleted = try await transaction { connection -> Bool in
             try await self.lockUser(userID, on: connection)
             let rows = try await connection.query(
-                "DELETE FROM remindd_users WHERE user_id = \(userID.rawValue) RETURNING doc::text", logger: self.logger)
+                """
+                DELETE FROM remindd_users WHERE user_id = \(userID.rawValue)
+                RETURNING doc::text, \(unescaped: Self.countedColumns)
+                """, logger: self.logger)
             var document: String?
-            for try await text in rows.decode(String.self) { document = text }
+            var counts = CounterDeltas()
+            for try await (text, open, pending, conditions) in rows.decode((String, Bool, Bool, Int16).self) {
+                document = text
+                counts.move(
+                    from: CountedColumns(openEpisode: open, pendingReminder: pending, conditions: conditions), to: nil)
+            }
             guard let document else { return false }
+            try await Self.addCounts(counts, on: connection, logger: self.logger)
             if let record = try? UserRecord(json: Array(document.utf8)), let open = record.openEpisode {
                 try await self.insertOutcomes(
                     [EpisodeOutcome(open, of: record, outcome: .forgotten, closedAt: date.millisecondPrecision)],
@@ -193,12 +202,14 @@ public final class PostgresStateStore: StateStore, Service {
         let (policy, started) = (self.policy, daemonStartedAt)
         try await transaction { connection in
             try await self.lockUser(userID, on: connection)
-            guard var record = try await self.lockedRow(userID, on: connection)?.record else { return }
+            guard let row = try await self.lockedRow(userID, on: connection) else { return }
+            var record = row.record
             guard record.device.markUnreachable(token: token, reason: reason, at: date.millisecondPrecision) else {
                 return
             }
             try await self.write(
-                [(record, ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: started))], on: connection)
+                [(record, ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: started))],
+                before: [userID: row.counted], on: connection)
         }
     }
 

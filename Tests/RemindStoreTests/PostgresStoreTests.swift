@@ -76,6 +76,53 @@ struct PostgresStoreTests {
         await store.close()
     }
 
+    /// The counts of `/v1/status` come from counter rows each change moves in its transaction:
+    /// after reports from two instances, fires, deletes, a quarantined document and a new
+    /// policy's recompute, they equal what counting every row gives.
+    @Test func counterRowsEqualCountingEveryRow() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let a = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        let b = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        let locations: [LocationAuthorization] = [.whileInUse, .denied, .always, .notDetermined]
+        let notifications: [NotificationAuthorization?] = [.authorized, .denied, nil]
+        for index in 0..<240 {
+            let at = start.addingTimeInterval(Double(index % 7))
+            let report = PermissionReport(
+                location: locations[index % 4], locationServices: index % 11 != 0,
+                notifications: notifications[index % 3], observedAt: at)
+            _ = try await (index % 2 == 0 ? a : b).storeReport(
+                report, for: Fixtures.userID("u-\(index % 150)"), receivedAt: at)
+        }
+        _ = try await a.fireDue(now: start.addingTimeInterval(60), limit: 40)
+        _ = try await b.fireDue(now: start.addingTimeInterval(60), limit: 1000)
+        for index in stride(from: 0, to: 150, by: 13) {
+            _ = try await b.delete(Fixtures.userID("u-\(index)"), at: start.addingTimeInterval(70))
+        }
+        try server.psql(database, #"UPDATE remindd_users SET doc = '{"schema":99}' WHERE user_id = 'u-1'"#)
+        _ = try await a.record(Fixtures.userID("u-1"))
+        try await report(a, "u-1", .denied)
+        await a.setPolicy(
+            ReminderPolicy(configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 3600))))
+        let fresh = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        let counted = await fresh.statistics()
+        let expected = try server.psql(
+            database,
+            "SELECT count(*), count(episode_started_at), count(reminder_at) FROM remindd_users"
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect("\(counted.users)|\(counted.openEpisodes)|\(counted.pendingReminders)" == expected)
+        let byConditions = try server.psql(
+            database, "SELECT conditions || ':' || count(*) FROM remindd_users GROUP BY conditions ORDER BY conditions"
+        ).split(separator: "\n").map(String.init)
+        let combinations = (0..<ServiceConditions.combinations).map { UInt8($0) }.map(ServiceConditions.init(rawValue:))
+        #expect(
+            combinations.filter { counted.usersByConditions[$0] != 0 }.map {
+                "\($0.rawValue):\(counted.usersByConditions[$0])"
+            } == byConditions)
+        #expect(counted.users > 100 && counted.pendingReminders > 0 && byConditions.count > 1)
+        for store in [a, b, fresh] { await store.close() }
+    }
+
     /// Two stores on one database fire each due user once between them, however their passes
     /// interleave: claims skip what the other holds.
     @Test func twoStoresFireEachUserOnce() async throws {

@@ -1,0 +1,57 @@
+import Foundation
+
+/// What a `remindd_users` row counts for in the daemon-wide counts: the columns of
+/// `ScheduleColumns` that `/v1/status` counts users by.
+struct CountedColumns: Sendable, Equatable {
+    var openEpisode: Bool
+    var pendingReminder: Bool
+    var conditions: Int16
+
+    init(openEpisode: Bool, pendingReminder: Bool, conditions: Int16) {
+        self.openEpisode = openEpisode
+        self.pendingReminder = pendingReminder
+        self.conditions = conditions
+    }
+
+    init(_ columns: ScheduleColumns) {
+        self.init(
+            openEpisode: columns.episodeStartedAt != nil, pendingReminder: columns.reminderAt != nil,
+            conditions: columns.conditions)
+    }
+}
+
+/// Changes to the counter rows (`remindd_counters`) that one transaction makes, summed in
+/// memory and written in one statement at its end: the counts of `/v1/status` are kept
+/// current with every change instead of counted over every user.
+struct CounterDeltas: Sendable {
+    static let users = "users"
+    static let openEpisodes = "open_episodes"
+    static let pendingReminders = "pending_reminders"
+    static func conditions(_ value: Int16) -> String { "conditions:\(value)" }
+
+    private(set) var values: [String: Int64] = [:]
+
+    var isEmpty: Bool { values.values.allSatisfy { $0 == 0 } }
+
+    mutating func add(_ name: String, _ delta: Int64) {
+        values[name, default: 0] += delta
+    }
+
+    /// A row that counted as `old` (nil: there was none) now counts as `new` (nil: gone).
+    mutating func move(from old: CountedColumns?, to new: CountedColumns?) {
+        guard old != new else { return }
+        for (columns, sign) in [(old, Int64(-1)), (new, Int64(1))] {
+            guard let columns else { continue }
+            add(Self.users, sign)
+            if columns.openEpisode { add(Self.openEpisodes, sign) }
+            if columns.pendingReminder { add(Self.pendingReminders, sign) }
+            add(Self.conditions(columns.conditions), sign)
+        }
+    }
+
+    /// The changed counters by name, in name order: every transaction updates its rows in
+    /// one order, so two of them cannot deadlock on the counters.
+    var sorted: [(name: String, delta: Int64)] {
+        values.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+}
