@@ -58,11 +58,14 @@ extension PostgresStateStore {
             let sinks = held.map(\.sink)
             do {
                 _ = try await database {
+                    // A lease need not survive a crash of the server (the event then goes again,
+                    // at-least-once): committed without waiting for the WAL's fsync.
                     try await self.client.query(
                         """
                         UPDATE remindd_outbox o SET lease_until = now() + make_interval(secs => \(lease))
                         FROM unnest(\(events)::text[], \(sinks)::text[]) AS h(event_id, sink)
                         WHERE o.event_id = h.event_id AND o.sink = h.sink AND o.lease_owner = \(owner)
+                          AND set_config('synchronous_commit', 'off', true) IS NOT NULL
                         """, logger: self.logger)
                 }
             } catch {

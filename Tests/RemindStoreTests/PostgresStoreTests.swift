@@ -1,9 +1,10 @@
 import Foundation
 import RemindCore
-import RemindPostgres
 import RemindStore
 import RemindTesting
 import Testing
+
+@testable import RemindPostgres
 
 /// What only the PostgreSQL backend has: documents that another hand wrote, and instances
 /// that share one database.
@@ -84,6 +85,32 @@ struct PostgresStoreTests {
             return again != nil
         }
         #expect(again?.id == fired.events.first?.id, "renewed while nobody held it")
+        await store.close()
+    }
+
+    /// More completions at once than one statement takes: all are deleted (in several
+    /// statements), each caller returns, and every event counts as delivered once.
+    @Test func completionsBeyondOneStatement() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let store = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        let count = PostgresStateStore.completionsPerStatement + 100
+        _ = try await store.record(Fixtures.userID("nobody"))
+        try server.psql(
+            database,
+            """
+            INSERT INTO remindd_outbox (event_id, sink, user_id, event)
+            SELECT 'e-' || i, 'file', 'u-' || i,
+                json_build_object('id', 'e-' || i, 'userID', 'u-' || i, 'type', 'reminder')::text
+            FROM generate_series(1, \(count)) AS i
+            """)
+        let claimed = await store.claimEvents(for: "file", limit: count + 1)
+        #expect(claimed.count == count)
+        await withTaskGroup(of: Void.self) { group in
+            for event in claimed { group.addTask { await store.complete(event.id, sink: "file") } }
+        }
+        #expect(await store.pendingEvents(for: "file") == 0)
+        #expect(await store.statistics().eventsDelivered == count)
         await store.close()
     }
 
