@@ -88,6 +88,25 @@ struct PostgresStoreTests {
         await store.close()
     }
 
+    /// Two stores starting together on a new database migrate it once between them: each
+    /// version is recorded once, and the outbox has its queue settings (migration 2).
+    @Test func instancesStartingTogetherMigrateOnce() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let a = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        let b = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        // A request waits until its store has connected and migrated.
+        async let first = a.record(Fixtures.userID("nobody"))
+        async let second = b.record(Fixtures.userID("nobody"))
+        _ = try await (first, second)
+        #expect(try server.psql(database, "SELECT version FROM remindd_schema ORDER BY version") == "1\n2\n")
+        let settings = try server.psql(
+            database, "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'remindd_outbox'")
+        #expect(settings.contains("fillfactor=70") && settings.contains("autovacuum_vacuum_threshold=5000"))
+        await a.close()
+        await b.close()
+    }
+
     /// More completions at once than one statement takes: all are deleted (in several
     /// statements), each caller returns, and every event counts as delivered once.
     @Test func completionsBeyondOneStatement() async throws {
