@@ -6,7 +6,6 @@ import NIOSSL
 import PostgresNIO
 import RemindCore
 import RemindStore
-import ServiceLifecycle
 import Synchronization
 
 /// The loops behind `DatabaseHealth`: probing the database on a connection of its own,
@@ -21,14 +20,15 @@ extension PostgresStateStore {
             self.client = client
         }
 
-        /// Runs the pool until graceful shutdown, cancellation or `retire()`.
+        /// Runs the pool until `retire()` or cancellation. Not until graceful shutdown:
+        /// `PostgresClient.run()` would end then on its own (through the task-local it
+        /// inherits), at the moment the store still gives back the events it claimed ahead;
+        /// so it runs in a task of its own, and the store retires it after its last statement.
         func run() async {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.client.run() }
-                group.addTask { await self.retired.wait() }
-                await group.next()
-                group.cancelAll()
-            }
+            let running = Task.detached { await self.client.run() }
+            await retired.wait()
+            running.cancel()
+            await running.value
         }
 
         /// Closes the pool: what still waits in it fails (its connections are gone anyway).
@@ -42,17 +42,19 @@ extension PostgresStateStore {
         case failed(String)
     }
 
-    /// Runs the first pool and each that replaces it, until graceful shutdown.
+    /// Runs the first pool and each that replaces it, until `closePools()` or cancellation.
     func runPools() async {
-        await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                for await pool in pools.stream {
-                    group.addTask { await pool.run() }
-                }
+        await withDiscardingTaskGroup { group in
+            for await pool in pools.stream {
+                group.addTask { await pool.run() }
             }
-        } onGracefulShutdown: {
-            self.pools.continuation.finish()
         }
+    }
+
+    /// Closes the pool for good: the store's last statement is done.
+    func closePools() {
+        pools.continuation.finish()
+        pool.withLock { $0 }.retire()
     }
 
     /// A fresh pool in place of one whose connection attempts failed: PostgresNIO's pool backs

@@ -8,8 +8,52 @@ extension PostgresStateStore {
         await claimEvents(for: sink, limit: 1).first
     }
 
-    /// Leases up to `limit` events of `sink`: each the oldest left of its user for that sink
-    /// (so one user's events go out in order, one at a time), not leased by a live instance.
+    /// Up to `limit` events of `sink`, each the oldest left of its user for that sink (so one
+    /// user's events go out in order, one at a time), leased by this instance.
+    ///
+    /// Claimed a batch at a time: a dispatcher whose slots are full asks for one event each
+    /// time a delivery ends, and a statement per event bounded the fire path. When what was
+    /// claimed ahead runs out, a claim leases as many as the sink's dispatcher ever asked for
+    /// at once (its concurrency) and keeps the rest for the next asks, so this instance holds
+    /// at most twice that; a sink delivering one at a time is claimed for one at a time.
+    /// Events kept are renewed as held ones, and handed out only within half a lease of their
+    /// claim, so never after another instance may have taken them (renewals can fail); older
+    /// ones are given back, as all are at shutdown.
+    public func claimEvents(for sink: String, limit: Int) async -> [OutboxEvent] {
+        guard limit > 0 else { return [] }
+        let freshUntil = ContinuousClock.now - .seconds(options.leaseSeconds) / 2
+        let (handed, stale, batch) = state.withLock { state -> ([OutboxEvent], [HeldEvent], Int) in
+            let widest = max(state.widest[sink] ?? 0, limit)
+            state.widest[sink] = widest
+            var kept = state.ahead[sink] ?? []
+            let stale = kept.prefix { $0.claimedAt <= freshUntil }.map { HeldEvent(eventID: $0.event.id, sink: sink) }
+            kept.removeFirst(stale.count)
+            state.held.subtract(stale)
+            let handed = kept.prefix(limit).map(\.event)
+            kept.removeFirst(handed.count)
+            state.ahead[sink] = kept
+            return (handed, stale, handed.count == limit ? 0 : max(limit - handed.count, widest))
+        }
+        if !stale.isEmpty { await giveBack(stale, why: "kept too long") }
+        guard batch > 0 else { return handed }
+        let claimedAt = ContinuousClock.now
+        let claimed = await lease(for: sink, limit: batch)
+        let wanted = limit - handed.count
+        if claimed.count > wanted {
+            let kept = claimed[wanted...].map { AheadEvent(event: $0, claimedAt: claimedAt) }
+            state.withLock { $0.ahead[sink, default: []] += kept }
+        }
+        return handed + claimed.prefix(wanted)
+    }
+
+    /// An event claimed ahead, and when its claim was sent (its lease runs out a lease after
+    /// the server's time at the claim, which is later).
+    struct AheadEvent {
+        var event: OutboxEvent
+        var claimedAt: ContinuousClock.Instant
+    }
+
+    /// Leases up to `limit` events of `sink` in one statement.
     ///
     /// The rows to lease are chosen in a subquery whose result the update takes as an array,
     /// so that the update is an index lookup whatever the planner expects of the subquery.
@@ -21,7 +65,7 @@ extension PostgresStateStore {
     /// crash of this instance (at-least-once, the same id). So the claim commits without
     /// waiting for the WAL's fsync, which was most of its time (`set_config(…, true)` lasts for
     /// this statement's own transaction, and is evaluated for each row updated).
-    public func claimEvents(for sink: String, limit: Int) async -> [OutboxEvent] {
+    private func lease(for sink: String, limit: Int) async -> [OutboxEvent] {
         let (owner, lease) = (options.instance, Double(options.leaseSeconds))
         do {
             let events = try await database {
@@ -53,6 +97,39 @@ extension PostgresStateStore {
             logger.warning("claiming events for \(sink): \(error)")
             return []
         }
+    }
+
+    /// Gives back what was claimed ahead: the dispatchers have stopped.
+    func releaseClaimedAhead() async {
+        let keys = state.withLock { state -> [HeldEvent] in
+            let keys = state.ahead.flatMap { sink, kept in kept.map { HeldEvent(eventID: $0.event.id, sink: sink) } }
+            state.ahead = [:]
+            state.held.subtract(keys)
+            return keys
+        }
+        if !keys.isEmpty { await giveBack(keys, why: "claimed ahead at shutdown") }
+    }
+
+    /// Ends the leases of events no dispatcher of this instance holds, within 5 s (not through
+    /// `database`: at shutdown its watch has stopped); what cannot be given back waits for its
+    /// lease to run out.
+    private func giveBack(_ keys: [HeldEvent], why: String) async {
+        let (events, sinks, owner) = (keys.map(\.eventID), keys.map(\.sink), options.instance)
+        do {
+            try await withTimeout(.seconds(5)) {
+                try await self.client.query(
+                    """
+                    UPDATE remindd_outbox o SET lease_owner = NULL, lease_until = NULL
+                    FROM unnest(\(events)::text[], \(sinks)::text[]) AS h(event_id, sink)
+                    WHERE o.event_id = h.event_id AND o.sink = h.sink AND o.lease_owner = \(owner)
+                      AND set_config('synchronous_commit', 'off', true) IS NOT NULL
+                    """, logger: self.logger)
+            }
+        } catch {
+            logger.warning(
+                "\(keys.count) event(s) \(why) not given back (their leases run out instead): \(Self.describe(error))")
+        }
+        for sink in Set(sinks) { outboxSignals[sink]?.signal() }
     }
 
     public func waitForEvents(for sink: String) async {

@@ -95,6 +95,10 @@ public final class PostgresStateStore: StateStore, Service {
         /// request timed out after the server leased) is not here, so its lease runs out and
         /// any instance takes the event again.
         var held: Set<HeldEvent> = []
+        /// Events claimed for each sink ahead of its dispatcher's asking (oldest first), and
+        /// the most that dispatcher asked for at once.
+        var ahead: [String: [AheadEvent]] = [:]
+        var widest: [String: Int] = [:]
         /// Completions waiting for the next group-committed delete, and whether one runs.
         var completing: [(HeldEvent, CheckedContinuation<Void, Never>)] = []
         var flushing = false
@@ -137,24 +141,30 @@ public final class PostgresStateStore: StateStore, Service {
 
     /// Runs the pool; connects, migrates and recomputes due times if the policy's timing
     /// changed; then serves notifications and lease renewals, and watches the database's
-    /// health, until shutdown. The pool closes at graceful shutdown, which reaches the store
-    /// after the services that use it stopped.
+    /// health, until shutdown. Graceful shutdown reaches the store after the services that
+    /// use it stopped: it gives back the events claimed ahead for them, then closes the pool.
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.runPools() }
-            group.addTask { await cancelWhenGracefulShutdown { await self.watchLoop() } }
             group.addTask {
                 await cancelWhenGracefulShutdown {
-                    guard await self.connect() else { return }
-                    self.readyLatch.open()
-                    self.onReady()
-                    await withDiscardingTaskGroup { loops in
-                        loops.addTask { await self.healthLoop() }
-                        loops.addTask { await self.listenLoop() }
-                        loops.addTask { await self.renewLeasesLoop() }
-                        loops.addTask { await self.tickLoop() }
+                    await withDiscardingTaskGroup { work in
+                        work.addTask { await self.watchLoop() }
+                        work.addTask {
+                            guard await self.connect() else { return }
+                            self.readyLatch.open()
+                            self.onReady()
+                            await withDiscardingTaskGroup { loops in
+                                loops.addTask { await self.healthLoop() }
+                                loops.addTask { await self.listenLoop() }
+                                loops.addTask { await self.renewLeasesLoop() }
+                                loops.addTask { await self.tickLoop() }
+                            }
+                        }
                     }
                 }
+                await self.releaseClaimedAhead()
+                self.closePools()
             }
         }
     }
@@ -269,6 +279,8 @@ public final class PostgresStateStore: StateStore, Service {
             defer { task = nil }
             return task
         }
+        // Before the pool ends with the task: as at graceful shutdown.
+        if task != nil { await releaseClaimedAhead() }
         task?.cancel()
         await task?.value
     }

@@ -115,14 +115,7 @@ struct PostgresStoreTests {
         let store = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
         let count = PostgresStateStore.completionsPerStatement + 100
         _ = try await store.record(Fixtures.userID("nobody"))
-        try server.psql(
-            database,
-            """
-            INSERT INTO remindd_outbox (event_id, sink, user_id, event)
-            SELECT 'e-' || i, 'file', 'u-' || i,
-                json_build_object('id', 'e-' || i, 'userID', 'u-' || i, 'type', 'reminder')::text
-            FROM generate_series(1, \(count)) AS i
-            """)
+        try Self.insertEvents(count, into: database, on: server)
         let claimed = await store.claimEvents(for: "file", limit: count + 1)
         #expect(claimed.count == count)
         await withTaskGroup(of: Void.self) { group in
@@ -131,6 +124,39 @@ struct PostgresStoreTests {
         #expect(await store.pendingEvents(for: "file") == 0)
         #expect(await store.statistics().eventsDelivered == count)
         await store.close()
+    }
+
+    /// A claim of one, by a dispatcher that asked for four at once, leases four and keeps
+    /// three for the next asks: another store takes the rest, not those; closing gives them
+    /// back at once.
+    @Test func claimsAheadForTheNextAsks() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let a = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        let b = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        _ = try await a.record(Fixtures.userID("nobody"))
+        try Self.insertEvents(12, into: database, on: server)
+        #expect(await a.claimEvents(for: "file", limit: 4).map(\.id) == ["e-1", "e-2", "e-3", "e-4"])
+        #expect(await a.claimEvent(for: "file")?.id == "e-5")
+        let leased = "SELECT count(*) FROM remindd_outbox WHERE lease_owner IS NOT NULL"
+        #expect(try server.psql(database, leased) == "8\n")
+        #expect(await b.claimEvents(for: "file", limit: 10).map(\.id) == ["e-9", "e-10", "e-11", "e-12"])
+        #expect(await a.claimEvents(for: "file", limit: 2).map(\.id) == ["e-6", "e-7"])
+        await a.close()
+        #expect(await b.claimEvents(for: "file", limit: 10).map(\.id) == ["e-8"])
+        await b.close()
+    }
+
+    /// `count` claimable events `e-1`… of users `u-1`…, straight into the outbox.
+    static func insertEvents(_ count: Int, into database: String, on server: PostgresServer) throws {
+        try server.psql(
+            database,
+            """
+            INSERT INTO remindd_outbox (event_id, sink, user_id, event)
+            SELECT 'e-' || i, 'file', 'u-' || i,
+                json_build_object('id', 'e-' || i, 'userID', 'u-' || i, 'type', 'reminder')::text
+            FROM generate_series(1, \(count)) AS i
+            """)
     }
 
     static func fireAll(_ store: any StateStore, now: Date) async throws -> [String] {
