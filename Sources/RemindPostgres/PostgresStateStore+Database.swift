@@ -6,24 +6,52 @@ import Synchronization
 extension PostgresStateStore {
     /// Runs `operation` once the store is ready, within `operationTimeout`, and turns what
     /// the client throws into `StoreError`: unavailable (503) for anything that says the
-    /// database cannot be reached, refused (500) for a statement the server rejected.
+    /// database cannot be reached, refused (500) for a statement the server rejected. While
+    /// the database is known to be unreachable it is refused at once, and it is answered as
+    /// soon as that becomes known (`DatabaseHealth`).
     func database<T: Sendable>(
         timeout: Duration? = nil, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        do {
-            // Before the first connection (and migration) a request waits for it like for any
-            // connection: a socket-activated daemon's first request arrives before the database
-            // answered, and should be served, not refused.
-            return try await withTimeout(timeout ?? options.operationTimeout) {
+        let answer = OnceContinuation<T>()
+        let admission = health.withLock {
+            $0.begin({ answer.resume(with: .failure($0)) }, timeout: timeout ?? options.operationTimeout, now: .now)
+        }
+        let id: DatabaseHealth<Waiter>.OperationID
+        let waitForStart: Bool
+        switch admission {
+        case .refuse(let reason): throw StoreError.databaseUnavailable(reason)
+        case .run(let started): (id, waitForStart) = (started, false)
+        case .waitForStart(let started): (id, waitForStart) = (started, true)
+        }
+        defer { health.withLock { $0.end(id) } }
+        operationsStarted.signal()
+        let work = Task {
+            // Before the first connection (and migration) a request waits for it: a
+            // socket-activated daemon's first request arrives before the database answered,
+            // and should be served, not refused. Unless that attempt fails first.
+            if waitForStart {
                 await self.readyLatch.wait()
-                return try await operation()
+                guard !Task.isCancelled else { return }
+            }
+            answer.resume(with: await Result(catching: { try await operation() }))
+        }
+        do {
+            return try await withTaskCancellationHandler {
+                try await answer.value()
+            } onCancel: {
+                answer.resume(with: .failure(CancellationError()))
             }
         } catch let error as StoreError {
+            work.cancel()
             throw error
         } catch is CancellationError {
+            work.cancel()
             throw CancellationError()
         } catch {
-            throw Self.storeError(error)
+            work.cancel()
+            let refused = Self.storeError(error)
+            if refused.isUnavailable, !(error is OperationTimeout) { noteConnectionFailure() }
+            throw refused
         }
     }
 

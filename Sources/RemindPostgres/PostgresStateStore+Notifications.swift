@@ -5,11 +5,17 @@ import RemindCore
 extension PostgresStateStore {
     /// Follows `remindd_wake` and `remindd_events` on a connection of its own: another
     /// instance's report that moves a due time earlier wakes this scheduler, its new events
-    /// wake this instance's dispatchers. A lost connection is re-established with backoff;
-    /// meanwhile the once-a-second look (`tickLoop`) keeps everything moving.
+    /// wake this instance's dispatchers. A lost connection is re-established with backoff, or
+    /// once the database is back when it is down; meanwhile the once-a-second look
+    /// (`tickLoop`) keeps everything moving. A server that stops closes this connection
+    /// first: its loss starts a probe, so that requests are refused before they wait.
     func listenLoop() async {
         var delay = Duration.milliseconds(250)
         while !Task.isCancelled {
+            if health.withLock({ $0.isDown }) {
+                await recovered.wait()
+                continue
+            }
             do {
                 try await client.withConnection { connection in
                     try await connection.listen(on: "remindd_wake") { wakes in
@@ -31,6 +37,7 @@ extension PostgresStateStore {
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("LISTEN connection lost, reconnecting in \(delay): \(Self.describe(error))")
+                noteConnectionFailure()
             }
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(5))
@@ -50,12 +57,15 @@ extension PostgresStateStore {
             let events = held.map(\.eventID)
             let sinks = held.map(\.sink)
             do {
-                try await withTimeout(options.operationTimeout) {
+                _ = try await database {
+                    // A lease need not survive a crash of the server (the event then goes again,
+                    // at-least-once): committed without waiting for the WAL's fsync.
                     try await self.client.query(
                         """
                         UPDATE remindd_outbox o SET lease_until = now() + make_interval(secs => \(lease))
                         FROM unnest(\(events)::text[], \(sinks)::text[]) AS h(event_id, sink)
                         WHERE o.event_id = h.event_id AND o.sink = h.sink AND o.lease_owner = \(owner)
+                          AND set_config('synchronous_commit', 'off', true) IS NOT NULL
                         """, logger: self.logger)
                 }
             } catch {

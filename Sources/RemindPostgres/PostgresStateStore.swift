@@ -24,7 +24,9 @@ import Synchronization
 /// It is a `Service`: `run()` runs the connection pool, waits for the database (with
 /// backoff, telling `onWaiting` why), migrates the schema, and then calls `onReady`. A
 /// request the database does not answer within `operationTimeout` fails with
-/// `StoreError.databaseUnavailable` (503 at the API).
+/// `StoreError.databaseUnavailable` (503 at the API); so does every request while the
+/// database is known to be unreachable, at once (`DatabaseHealth`), until a probe reaches it
+/// again.
 public final class PostgresStateStore: StateStore, Service {
     public struct Options: Sendable {
         public var client: PostgresClient.Configuration
@@ -54,16 +56,33 @@ public final class PostgresStateStore: StateStore, Service {
     public nonisolated let daemonStartedAt: Date
     public let scheduleChanged = AsyncSignal()
     let options: Options
-    let client: PostgresClient
+    /// The pool requests use now: replaced by a fresh one when the database is back after an
+    /// outage (`PostgresStateStore+Health.swift`).
+    var client: PostgresClient { pool.withLock { $0.client } }
     let logger: Logger
     let outboxSignals: [String: AsyncSignal]
     let state: Mutex<LocalState>
     private let onWaiting: @Sendable (String) -> Void
     private let onReady: @Sendable () -> Void
     /// Open once the first connection and the migration are done: until then a request waits
-    /// for it (within `operationTimeout`).
+    /// for it (within `operationTimeout`), unless an attempt has failed.
     let readyLatch = AsyncLatch()
     private let background = Mutex<Task<Void, Never>?>(nil)
+    let health = Mutex(DatabaseHealth<Waiter>())
+    /// Wakes the health loop for a probe, and the watch loop when operations start.
+    let probeWanted = AsyncSignal()
+    let operationsStarted = AsyncSignal()
+    /// Wakes the LISTEN loop when the database is back.
+    let recovered = AsyncSignal()
+    /// The pool's configuration, for the pools that replace it.
+    let clientConfiguration: PostgresClient.Configuration
+    let pool: Mutex<Pool>
+    let pools: (stream: AsyncStream<Pool>, continuation: AsyncStream<Pool>.Continuation)
+    /// The health probe's connection settings, made at its first use.
+    let probeSettings = Mutex<PostgresConnection.Configuration?>(nil)
+
+    /// Answers an operation given up on: the database went down, or its deadline passed.
+    typealias Waiter = @Sendable (any Error) -> Void
 
     struct LocalState {
         var policy: ReminderPolicy
@@ -76,6 +95,10 @@ public final class PostgresStateStore: StateStore, Service {
         /// request timed out after the server leased) is not here, so its lease runs out and
         /// any instance takes the event again.
         var held: Set<HeldEvent> = []
+        /// Events claimed for each sink ahead of its dispatcher's asking (oldest first), and
+        /// the most that dispatcher asked for at once.
+        var ahead: [String: [AheadEvent]] = [:]
+        var widest: [String: Int] = [:]
         /// Completions waiting for the next group-committed delete, and whether one runs.
         var completing: [(HeldEvent, CheckedContinuation<Void, Never>)] = []
         var flushing = false
@@ -96,7 +119,12 @@ public final class PostgresStateStore: StateStore, Service {
         var client = options.client
         client.options.maximumConnections = max(client.options.maximumConnections, 2)
         self.options = options
-        self.client = PostgresClient(configuration: client, backgroundLogger: logger)
+        self.clientConfiguration = client
+        let first = Pool(PostgresClient(configuration: client, backgroundLogger: logger))
+        let pools = AsyncStream.makeStream(of: Pool.self)
+        pools.continuation.yield(first)
+        self.pool = Mutex(first)
+        self.pools = pools
         self.logger = logger
         self.daemonStartedAt = now
         self.outboxSignals = Dictionary(uniqueKeysWithValues: options.sinks.map { ($0, AsyncSignal()) })
@@ -115,47 +143,67 @@ public final class PostgresStateStore: StateStore, Service {
     // MARK: - Lifetime
 
     /// Runs the pool; connects, migrates and recomputes due times if the policy's timing
-    /// changed; then serves notifications and lease renewals until shutdown. The pool closes
-    /// at graceful shutdown, which reaches the store after the services that use it stopped.
+    /// changed; then serves notifications and lease renewals, and watches the database's
+    /// health, until shutdown. Graceful shutdown reaches the store after the services that
+    /// use it stopped: it gives back the events claimed ahead for them, then closes the pool.
     public func run() async throws {
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.client.run() }
+            group.addTask { await self.runPools() }
             group.addTask {
                 await cancelWhenGracefulShutdown {
-                    guard await self.connect() else { return }
-                    self.readyLatch.open()
-                    self.onReady()
-                    await withDiscardingTaskGroup { loops in
-                        loops.addTask { await self.listenLoop() }
-                        loops.addTask { await self.renewLeasesLoop() }
-                        loops.addTask { await self.tickLoop() }
+                    await withDiscardingTaskGroup { work in
+                        work.addTask { await self.watchLoop() }
+                        work.addTask {
+                            guard await self.connect() else { return }
+                            self.readyLatch.open()
+                            self.onReady()
+                            await withDiscardingTaskGroup { loops in
+                                loops.addTask { await self.healthLoop() }
+                                loops.addTask { await self.listenLoop() }
+                                loops.addTask { await self.renewLeasesLoop() }
+                                loops.addTask { await self.tickLoop() }
+                            }
+                        }
                     }
                 }
+                await self.releaseClaimedAhead()
+                self.closePools()
             }
         }
     }
 
-    /// Waits for the database with backoff, then migrates; false when cancelled first.
+    /// Waits for the database with backoff, then migrates; false when cancelled first. Each
+    /// attempt is a probe on a connection of its own, which fails as soon as the server says
+    /// no (refused, no socket, authentication failed): requests waiting for the first
+    /// connection are answered then, and later ones refused until an attempt succeeds.
     private func connect() async -> Bool {
-        var delay = Duration.milliseconds(250)
         while !Task.isCancelled {
-            do {
-                try await withTimeout(options.operationTimeout) {
-                    try await self.client.query("SELECT 1", logger: self.logger)
+            let began = ContinuousClock.now
+            health.withLock { $0.probeStarted() }
+            let failure: String
+            switch await probe() {
+            case .reached:
+                do {
+                    let applied = try await PostgresSchema.migrate(client, logger: logger)
+                    if let version = applied.last {
+                        logger.notice("database schema migrated to version \(version) (\(options.description))")
+                    }
+                    try await recomputeIfPolicyChanged()
+                    health.withLock {
+                        _ = $0.probeReached(startedAt: began)
+                        $0.started()
+                    }
+                    return true
+                } catch {
+                    failure = Self.describe(error)
                 }
-                let applied = try await PostgresSchema.migrate(client, logger: logger)
-                if !applied.isEmpty {
-                    logger.notice("database schema migrated to version \(applied.last!) (\(options.description))")
-                }
-                try await recomputeIfPolicyChanged()
-                return true
-            } catch {
-                let reason = Self.describe(error)
-                onWaiting("waiting for PostgreSQL at \(options.description): \(reason)")
-                logger.warning("PostgreSQL at \(options.description) not usable yet, retrying in \(delay): \(reason)")
-                try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(5))
+            case .failed(let reason):
+                failure = reason
             }
+            let delay = failed(failure)
+            onWaiting("waiting for PostgreSQL at \(options.description): \(failure)")
+            logger.warning("PostgreSQL at \(options.description) not usable yet, retrying in \(delay): \(failure)")
+            try? await Task.sleep(for: delay)
         }
         return false
     }
@@ -223,6 +271,8 @@ public final class PostgresStateStore: StateStore, Service {
             defer { task = nil }
             return task
         }
+        // Before the pool ends with the task: as at graceful shutdown.
+        if task != nil { await releaseClaimedAhead() }
         task?.cancel()
         await task?.value
     }

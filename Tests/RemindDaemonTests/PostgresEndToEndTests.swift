@@ -178,6 +178,49 @@ struct PostgresEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// The server stopped under a running daemon: the first report after the stop is answered
+    /// 503 problem+json with `Retry-After` within 1 s (it does not wait for a connection the
+    /// server refuses), and so is each one while it stays down; once the server is back the
+    /// same daemon takes reports again by itself, and every report acknowledged before the
+    /// stop is there.
+    @Test func reportsFailFastWhileTheServerIsStopped() async throws {
+        let server = try PostgresServer()
+        let url = server.url(database: try server.createDatabase())
+        let daemon = try DaemonProcess(configuration: Self.storage(url))
+        try daemon.start()
+        let pid = daemon.pid
+        let acknowledged = (0..<5).map { "u-\($0)" }
+        for user in acknowledged {
+            #expect(try daemon.postRetrying(user, #"{"location":"whileInUse"}"#).status == 200)
+        }
+
+        server.stop()
+        for attempt in 0..<3 {
+            let asked = ContinuousClock.now
+            let refused = try daemon.post("u-down-\(attempt)", #"{"location":"denied"}"#)
+            let took = ContinuousClock.now - asked
+            #expect(took < .seconds(1), "report \(attempt) after the stop answered in \(took)")
+            #expect(refused.status == 503)
+            #expect(refused.headers["retry-after"] != nil)
+            #expect(refused.headers["content-type"] == "application/problem+json")
+            #expect(refused.text.contains("unavailable"))
+        }
+
+        try server.start()
+        var accepted = false
+        try await waitUntil("a report taken again", within: .seconds(30), every: .milliseconds(100)) {
+            accepted = try daemon.post("u-back", #"{"location":"denied"}"#).status == 200
+            return accepted
+        }
+        #expect(accepted, "reports are taken again after the server is back")
+        #expect(daemon.pid == pid, "the same daemon, never restarted")
+        for user in acknowledged {
+            let status = try daemon.client.send("GET", "/v1/users/\(user)")
+            #expect(status.status == 200 && status.text.contains(#""location":"whileInUse""#), "\(user)")
+        }
+        #expect(daemon.stop() == 0)
+    }
+
     /// SIGTERM while remindd still waits for the database at start: it stops at once and
     /// exits 0, as at any other time.
     @Test func stopWhileWaitingForTheDatabase() throws {

@@ -1,9 +1,10 @@
 import Foundation
 import RemindCore
-import RemindPostgres
 import RemindStore
 import RemindTesting
 import Testing
+
+@testable import RemindPostgres
 
 /// What only the PostgreSQL backend has: documents that another hand wrote, and instances
 /// that share one database.
@@ -170,6 +171,79 @@ struct PostgresStoreTests {
         }
         #expect(again?.id == fired.events.first?.id, "renewed while nobody held it")
         await store.close()
+    }
+
+    /// Two stores starting together on a new database migrate it once between them: each
+    /// version is recorded once, the outbox has its queue settings (migration 2) and the
+    /// counter rows exist (migration 3).
+    @Test func instancesStartingTogetherMigrateOnce() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let a = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        let b = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        // A request waits until its store has connected and migrated.
+        async let first = a.record(Fixtures.userID("nobody"))
+        async let second = b.record(Fixtures.userID("nobody"))
+        _ = try await (first, second)
+        #expect(try server.psql(database, "SELECT version FROM remindd_schema ORDER BY version") == "1\n2\n3\n")
+        let settings = try server.psql(
+            database, "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'remindd_outbox'")
+        #expect(settings.contains("fillfactor=70") && settings.contains("autovacuum_vacuum_threshold=5000"))
+        #expect(try server.psql(database, "SELECT sum(value) FROM remindd_counters WHERE name = 'users'") == "0\n")
+        await a.close()
+        await b.close()
+    }
+
+    /// More completions at once than one statement takes: all are deleted (in several
+    /// statements), each caller returns, and every event counts as delivered once.
+    @Test func completionsBeyondOneStatement() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let store = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        let count = PostgresStateStore.completionsPerStatement + 100
+        _ = try await store.record(Fixtures.userID("nobody"))
+        try Self.insertEvents(count, into: database, on: server)
+        let claimed = await store.claimEvents(for: "file", limit: count + 1)
+        #expect(claimed.count == count)
+        await withTaskGroup(of: Void.self) { group in
+            for event in claimed { group.addTask { await store.complete(event.id, sink: "file") } }
+        }
+        #expect(await store.pendingEvents(for: "file") == 0)
+        #expect(await store.statistics().eventsDelivered == count)
+        await store.close()
+    }
+
+    /// A claim of one, by a dispatcher that asked for four at once, leases four and keeps
+    /// three for the next asks: another store takes the rest, not those; closing gives them
+    /// back at once.
+    @Test func claimsAheadForTheNextAsks() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let a = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        let b = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        _ = try await a.record(Fixtures.userID("nobody"))
+        try Self.insertEvents(12, into: database, on: server)
+        #expect(await a.claimEvents(for: "file", limit: 4).map(\.id) == ["e-1", "e-2", "e-3", "e-4"])
+        #expect(await a.claimEvent(for: "file")?.id == "e-5")
+        let leased = "SELECT count(*) FROM remindd_outbox WHERE lease_owner IS NOT NULL"
+        #expect(try server.psql(database, leased) == "8\n")
+        #expect(await b.claimEvents(for: "file", limit: 10).map(\.id) == ["e-9", "e-10", "e-11", "e-12"])
+        #expect(await a.claimEvents(for: "file", limit: 2).map(\.id) == ["e-6", "e-7"])
+        await a.close()
+        #expect(await b.claimEvents(for: "file", limit: 10).map(\.id) == ["e-8"])
+        await b.close()
+    }
+
+    /// `count` claimable events `e-1`… of users `u-1`…, straight into the outbox.
+    static func insertEvents(_ count: Int, into database: String, on server: PostgresServer) throws {
+        try server.psql(
+            database,
+            """
+            INSERT INTO remindd_outbox (event_id, sink, user_id, event)
+            SELECT 'e-' || i, 'file', 'u-' || i,
+                json_build_object('id', 'e-' || i, 'userID', 'u-' || i, 'type', 'reminder')::text
+            FROM generate_series(1, \(count)) AS i
+            """)
     }
 
     static func fireAll(_ store: any StateStore, now: Date) async throws -> [String] {
