@@ -15,6 +15,11 @@ import time
 W8_USERS = int(os.environ.get("W8_USERS", 20_000))
 W8_FIRE = int(os.environ.get("W8_FIRE", 20_000))
 W8_TIMEOUT = float(os.environ.get("W8_TIMEOUT", 600))
+# W8_PROFILE=1: the server loads pg_stat_statements, and after each PostgreSQL run the
+# statements that took the most of the server's time are logged (where the floor is).
+W8_PROFILE = os.environ.get("W8_PROFILE") == "1"
+# W8_ONLY=fire or ingest: one half of W8 (a 1,000,000-user fire needs no ingest run).
+W8_ONLY = os.environ.get("W8_ONLY", "")
 
 
 def as_server_user(argv):
@@ -38,7 +43,8 @@ class Postgres:
                        check=True, capture_output=True, cwd="/tmp")
         self.process = b.start(as_server_user([
             f"{self.bin}/postgres", "-D", f"{self.dir}/data", "-k", self.dir, "-c", "listen_addresses=",
-            "-c", "max_connections=300", "-c", "shared_buffers=512MB", "-c", "synchronous_commit=on"]),
+            "-c", "max_connections=300", "-c", "shared_buffers=512MB", "-c", "synchronous_commit=on",
+            *(["-c", "shared_preload_libraries=pg_stat_statements"] if W8_PROFILE else [])]),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/tmp")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -62,6 +68,18 @@ class Postgres:
     def stop(self):
         self.b.stop(self.process)
 
+    def profile(self, label, database):
+        """Logs the statements that took most of the server's time in `database`, then resets."""
+        if not W8_PROFILE:
+            return
+        self.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", database)
+        rows = self.psql(
+            "SELECT round(total_exec_time)::int || ' ms, ' || calls || ' calls, ' || rows || ' rows: ' || "
+            "regexp_replace(left(query, 110), '\\s+', ' ', 'g') FROM pg_stat_statements "
+            "ORDER BY total_exec_time DESC LIMIT 8", database)
+        self.b.log(f"W8 profile {label}:\n" + rows)
+        self.psql("SELECT pg_stat_statements_reset()", database)
+
 
 def ingest(b, daemons, prefixes):
     """100 % changes for DURATION seconds, CONNS clients split over the daemons; the summed rate."""
@@ -84,8 +102,28 @@ def ingest(b, daemons, prefixes):
             "errors": sum(r.get("errors", 0) for r in results)}
 
 
-def fire(daemons):
-    """Seconds from the first start until every one of W8_FIRE reminders is in a sink, once."""
+def postgres_cpu():
+    """CPU seconds of every PostgreSQL process by PID (backends end with their connection,
+    so this is read before the daemons stop)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    cpu = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/comm") as file:
+                if file.read().strip() != "postgres":
+                    continue
+            with open(f"/proc/{pid}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+            cpu[pid] = (int(fields[11]) + int(fields[12])) / ticks
+        except (FileNotFoundError, ProcessLookupError, ValueError, IndexError):
+            continue
+    return cpu
+
+
+def fire(daemons, b=None):
+    """Seconds from the first start until every one of W8_FIRE reminders is in a sink, once;
+    with `b`, also the CPU seconds remindd and PostgreSQL spent meanwhile."""
+    before = postgres_cpu()
     started = time.monotonic()
     for daemon in daemons:
         open(daemon.sink, "w").close()
@@ -104,61 +142,72 @@ def fire(daemons):
             break
         time.sleep(0.2)
     elapsed = time.monotonic() - started
+    cpu = {}
+    if b is not None:
+        after = postgres_cpu()
+        cpu = {"remindd_cpu": sum(b.cpu_seconds(daemon.pid) for daemon in daemons),
+               "postgres_cpu": sum(seconds - before.get(pid, 0) for pid, seconds in after.items())}
     for daemon in daemons:
         daemon.stop()
-    return {"seconds": elapsed, "unique": len(ids), "lines": lines}
+    return {"seconds": elapsed, "unique": len(ids), "lines": lines, **cpu}
 
 
 def w8(b):
     pg = Postgres(b)
     try:
-        rows = {}
-        # Ingest: files, one instance on PostgreSQL, two instances on one database.
-        files = b.Remindd("w8-files")
-        files.start()
-        rows["files"] = ingest(b, [files], ["u"])
-        files.stop()
-        one = b.Remindd("w8-pg1", extra={"storage": pg.database("ingest1")})
-        one.start()
-        rows["pg1"] = ingest(b, [one], ["u"])
-        one.stop()
-        storage = pg.database("ingest2")
-        two = [b.Remindd(f"w8-pg2{x}", extra={"storage": storage}) for x in "ab"]
-        for daemon in two:
-            daemon.start()
-        rows["pg2"] = ingest(b, two, ["a", "b"])
-        for daemon in two:
-            daemon.stop()
-        for key, label in (("files", "files"), ("pg1", "PostgreSQL, 1 instance"), ("pg2", "PostgreSQL, 2 instances")):
-            r = rows[key]
-            b.log(f"W8 ingest {label}: {r}")
-            b.add(f"W8 ingest 100% changes, {label}", "reports/s", f"{b.fmt(r['rate'])} (p99 {r['p99']:.1f} ms)",
-                  "files backend", b.fmt(rows["files"]["rate"]), r["rate"] / rows["files"]["rate"], "—", None)
+        if W8_ONLY != "fire":
+            rows = {}
+            # Ingest: files, one instance on PostgreSQL, two instances on one database.
+            files = b.Remindd("w8-files")
+            files.start()
+            rows["files"] = ingest(b, [files], ["u"])
+            files.stop()
+            one = b.Remindd("w8-pg1", extra={"storage": pg.database("ingest1")})
+            one.start()
+            rows["pg1"] = ingest(b, [one], ["u"])
+            one.stop()
+            pg.profile("ingest, 1 instance", "ingest1")
+            storage = pg.database("ingest2")
+            two = [b.Remindd(f"w8-pg2{x}", extra={"storage": storage}) for x in "ab"]
+            for daemon in two:
+                daemon.start()
+            rows["pg2"] = ingest(b, two, ["a", "b"])
+            for daemon in two:
+                daemon.stop()
+            for key, label in (("files", "files"), ("pg1", "PostgreSQL, 1 instance"), ("pg2", "PostgreSQL, 2 instances")):
+                r = rows[key]
+                b.log(f"W8 ingest {label}: {r}")
+                b.add(f"W8 ingest 100% changes, {label}", "reports/s", f"{b.fmt(r['rate'])} (p99 {r['p99']:.1f} ms)",
+                      "files backend", b.fmt(rows["files"]["rate"]), r["rate"] / rows["files"]["rate"], "—", None)
 
-        # Fire: seed W8_FIRE users with a long delay, then start with a delay of 1 s.
-        seeder = b.Remindd("w8-seed-files")
-        seeder.start()
-        b.loadgen("seed", seeder.socket, b.CONNS, W8_FIRE, "u", "whileInUse")
-        seeder.stop()
-        seeder_pg = b.Remindd("w8-seed-pg", extra={"storage": pg.database("seeded")})
-        seeder_pg.start()
-        b.loadgen("seed", seeder_pg.socket, b.CONNS, W8_FIRE, "u", "whileInUse")
-        seeder_pg.stop()
-        fired = {
-            "files": fire([b.Remindd("w8-fire-files", delay=1, state=seeder.state)]),
-            "pg1": fire([b.Remindd("w8-fire-pg1", delay=1, extra={"storage": pg.database("fire1", "seeded")})]),
-        }
-        storage = pg.database("fire2", "seeded")
-        fired["pg2"] = fire([b.Remindd(f"w8-fire-pg2{x}", delay=1, extra={"storage": storage}) for x in "ab"])
-        for key, label in (("files", "files"), ("pg1", "PostgreSQL, 1 instance"), ("pg2", "PostgreSQL, 2 instances")):
-            r = fired[key]
-            b.log(f"W8 fire {label}: {r}")
-            rate = r["unique"] / r["seconds"]
-            b.add(f"W8 fire {W8_FIRE:,} due at once, {label}", "events/s",
-                  f"{b.fmt(rate)} ({r['seconds']:.1f} s, {W8_FIRE - r['unique']} lost, "
-                  f"{r['lines'] - r['unique']} twice)",
-                  "files backend", b.fmt(fired["files"]["unique"] / fired["files"]["seconds"]),
-                  rate / (fired["files"]["unique"] / fired["files"]["seconds"]), "0 lost, 0 twice",
-                  r["unique"] == W8_FIRE and r["lines"] == r["unique"])
+        if W8_ONLY != "ingest":
+            # Fire: seed W8_FIRE users with a long delay, then start with a delay of 1 s.
+            seeder = b.Remindd("w8-seed-files")
+            seeder.start()
+            b.loadgen("seed", seeder.socket, b.CONNS, W8_FIRE, "u", "whileInUse")
+            seeder.stop()
+            seeder_pg = b.Remindd("w8-seed-pg", extra={"storage": pg.database("seeded")})
+            seeder_pg.start()
+            b.loadgen("seed", seeder_pg.socket, b.CONNS, W8_FIRE, "u", "whileInUse")
+            seeder_pg.stop()
+            fired = {
+                "files": fire([b.Remindd("w8-fire-files", delay=1, state=seeder.state)], b),
+                "pg1": fire([b.Remindd("w8-fire-pg1", delay=1, extra={"storage": pg.database("fire1", "seeded")})], b),
+            }
+            pg.profile("fire, 1 instance", "fire1")
+            storage = pg.database("fire2", "seeded")
+            fired["pg2"] = fire([b.Remindd(f"w8-fire-pg2{x}", delay=1, extra={"storage": storage}) for x in "ab"], b)
+            for key, label in (("files", "files"), ("pg1", "PostgreSQL, 1 instance"), ("pg2", "PostgreSQL, 2 instances")):
+                r = fired[key]
+                b.log(f"W8 fire {label}: {r}")
+                rate = r["unique"] / r["seconds"]
+                b.add(f"W8 fire {W8_FIRE:,} due at once, {label}", "events/s",
+                      f"{b.fmt(rate)} ({r['seconds']:.1f} s, {W8_FIRE - r['unique']} lost, "
+                      f"{r['lines'] - r['unique']} twice; CPU per event: remindd "
+                      f"{r['remindd_cpu'] / max(1, r['unique']) * 1e6:.0f} µs, PostgreSQL "
+                      f"{r['postgres_cpu'] / max(1, r['unique']) * 1e6:.0f} µs)",
+                      "files backend", b.fmt(fired["files"]["unique"] / fired["files"]["seconds"]),
+                      rate / (fired["files"]["unique"] / fired["files"]["seconds"]), "0 lost, 0 twice",
+                      r["unique"] == W8_FIRE and r["lines"] == r["unique"])
     finally:
         pg.stop()
