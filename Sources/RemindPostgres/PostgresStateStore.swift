@@ -99,6 +99,9 @@ public final class PostgresStateStore: StateStore, Service {
         /// the most that dispatcher asked for at once.
         var ahead: [String: [AheadEvent]] = [:]
         var widest: [String: Int] = [:]
+        /// Per sink, the newest outbox row the last full claim leased: the next claim looks
+        /// after it (see `lease`).
+        var claimedThrough: [String: Int64] = [:]
         /// Completions waiting for the next group-committed delete, and whether one runs.
         var completing: [(HeldEvent, CheckedContinuation<Void, Never>)] = []
         var flushing = false
