@@ -154,6 +154,10 @@ struct PostgresEndToEndTests {
         #expect(!status.contains("READY=1"))
         // systemd's start timeout is extended while remindd waits, so it is not killed for it.
         #expect(status.contains("EXTEND_TIMEOUT_USEC=30000000"))
+        // The store says what it waits for while the listeners may still be binding.
+        try await waitUntil("the socket", within: .seconds(10), every: .milliseconds(20)) {
+            FileManager.default.fileExists(atPath: daemon.socketPath)
+        }
         let down = try daemon.post("u-1", #"{"location":"whileInUse"}"#)
         #expect(down.status == 503)
         try server.start()
