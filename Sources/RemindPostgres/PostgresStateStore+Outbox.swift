@@ -118,7 +118,8 @@ extension PostgresStateStore {
         }
     }
 
-    /// Gives back what was claimed ahead: the dispatchers have stopped.
+    /// Gives back what was claimed ahead: the dispatchers have stopped. Not while the
+    /// database is down (stopping would wait for it): the leases run out instead.
     func releaseClaimedAhead() async {
         let keys = state.withLock { state -> [HeldEvent] in
             let keys = state.ahead.flatMap { sink, kept in kept.map { HeldEvent(eventID: $0.event.id, sink: sink) } }
@@ -126,7 +127,8 @@ extension PostgresStateStore {
             state.held.subtract(keys)
             return keys
         }
-        if !keys.isEmpty { await giveBack(keys, why: "claimed ahead at shutdown") }
+        guard !keys.isEmpty, !health.withLock({ $0.isDown }) else { return }
+        await giveBack(keys, why: "claimed ahead at shutdown")
     }
 
     /// Ends the leases of events no dispatcher of this instance holds, within 5 s (not through
