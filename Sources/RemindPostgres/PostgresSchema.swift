@@ -108,6 +108,13 @@ enum PostgresSchema {
             UNION ALL SELECT 'conditions:' || conditions, 0, count(*) FROM remindd_users GROUP BY conditions
             """,
         ],
+        // 4. The outbox at fillfactor 50 (70 in migration 2). A claim leases a batch in one
+        // transaction, so for its leases to be HOT updates a page needs room for a second
+        // version of each of its rows. Measured over 20,000 events claimed 256 at a time: 2 %
+        // of the leases were HOT at fillfactor 100, 50 % at 70, 90–100 % at 50; the heap ended
+        // the same size (18–20 MB) in all three, the versions that found no room having grown
+        // it, and the indexes a quarter smaller at 50 (2.7 against 3.6 MB after W8's fire).
+        ["ALTER TABLE remindd_outbox SET (fillfactor = 50)"],
     ]
 
     /// Brings the schema to the newest version; returns the versions applied now.
