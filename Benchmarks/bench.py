@@ -16,6 +16,8 @@ Environment (all optional):
   W6_USERS=10000   due reminders pushed to a local HTTP/2 APNs peer, W6_CONCURRENCY=64,256 streams
   W7_EPISODES=1000000  closed episodes in the outcomes log for W7 (GET /v1/stats), W7_QUERIES=20
   W8_USERS=20000, W8_FIRE=20000  W8: ingest and fire on PostgreSQL (1 and 2 instances) beside files
+  W8_EPISODES=1000000  closed episodes for W8's GET /v1/stats on PostgreSQL;  W8_ONLY=ingest|fire|stats
+  W8_PROFILE=1     W8's PostgreSQL loads pg_stat_statements and logs the costliest statements
   W10: the console's first load in headless Chromium, /v1/status p99 under 10 refreshing consoles
   CONSOLE_PYTHON  the python with selenium for W10 (bench.sh passes the console tests' virtualenv)
   KEEP=1           keep the temp directory (for debugging)

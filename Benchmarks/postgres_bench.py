@@ -6,6 +6,7 @@ The server is Debian's PostgreSQL with its durable defaults (`fsync` and `synchr
 on), made by initdb in the run's temp directory, on a Unix socket only, stopped by PID.
 """
 import glob
+import json
 import os
 import re
 import subprocess
@@ -18,8 +19,12 @@ W8_TIMEOUT = float(os.environ.get("W8_TIMEOUT", 600))
 # W8_PROFILE=1: the server loads pg_stat_statements, and after each PostgreSQL run the
 # statements that took the most of the server's time are logged (where the floor is).
 W8_PROFILE = os.environ.get("W8_PROFILE") == "1"
-# W8_ONLY=fire or ingest: one half of W8 (a 1,000,000-user fire needs no ingest run).
+# W8_ONLY=fire, ingest or stats: one part of W8 (a 1,000,000-user fire needs no ingest run).
 W8_ONLY = os.environ.get("W8_ONLY", "")
+W8_PARTS = {W8_ONLY} if W8_ONLY else {"ingest", "fire", "stats"}
+# Closed episodes in remindd_outcomes for W8's GET /v1/stats (W7's, on PostgreSQL).
+W8_EPISODES = int(os.environ.get("W8_EPISODES", 1_000_000))
+W8_QUERIES = 20
 
 
 def as_server_user(argv):
@@ -155,7 +160,7 @@ def fire(daemons, b=None):
 def w8(b):
     pg = Postgres(b)
     try:
-        if W8_ONLY != "fire":
+        if "ingest" in W8_PARTS:
             rows = {}
             # Ingest: files, one instance on PostgreSQL, two instances on one database.
             files = b.Remindd("w8-files")
@@ -180,7 +185,7 @@ def w8(b):
                 b.add(f"W8 ingest 100% changes, {label}", "reports/s", f"{b.fmt(r['rate'])} (p99 {r['p99']:.1f} ms)",
                       "files backend", b.fmt(rows["files"]["rate"]), r["rate"] / rows["files"]["rate"], "—", None)
 
-        if W8_ONLY != "ingest":
+        if "fire" in W8_PARTS:
             # Fire: seed W8_FIRE users with a long delay, then start with a delay of 1 s.
             seeder = b.Remindd("w8-seed-files")
             seeder.start()
@@ -209,5 +214,63 @@ def w8(b):
                       "files backend", b.fmt(fired["files"]["unique"] / fired["files"]["seconds"]),
                       rate / (fired["files"]["unique"] / fired["files"]["seconds"]), "0 lost, 0 twice",
                       r["unique"] == W8_FIRE and r["lines"] == r["unique"])
+        if "stats" in W8_PARTS:
+            stats(b, pg)
     finally:
         pg.stop()
+
+
+def stats(b, pg):
+    """GET /v1/stats over W8_EPISODES closed episodes in remindd_outcomes (W7's shape: 19 days,
+    three groups, three reasons), at once after start and again once the daemon has summed
+    them per day (where it does: the first fold starts 15 s after start)."""
+    storage = pg.database("stats")
+    daemon = b.Remindd("w8-stats", extra={"storage": storage})
+    daemon.start()
+    daemon.stop()  # the schema, made by the daemon's migrations
+    start = int(time.time()) - 20 * 86_400
+    day = "YYYY-MM-DD\"T\"HH24:MI:SS\"Z\""
+    pg.psql(f"""
+        INSERT INTO remindd_outcomes (user_id, started_at, line)
+        SELECT 's' || n, to_timestamp(o), json_build_object(
+            'userID', 's' || n, 'group', (ARRAY['default', 'mileage', 'holdout'])[n % 3 + 1],
+            'reason', (ARRAY['locationNotAuthorizedAlways', 'locationServicesTurnedOff',
+                             'preciseLocationNotEnabled'])[n % 3 + 1],
+            'startedAt', to_char(to_timestamp(o) AT TIME ZONE 'UTC', '{day}'),
+            'closedAt', to_char(to_timestamp(o + 60 + (n * 7919) % (9 * 86400)) AT TIME ZONE 'UTC', '{day}'),
+            'outcome', CASE WHEN n % 10 = 0 THEN 'forgotten' ELSE 'resolved' END,
+            'reminders', n % 5, 'platform', 'ios')::text
+        FROM (SELECT n, {start} + (n * 7) % (19 * 86400) AS o FROM generate_series(0, {W8_EPISODES - 1}) n) s
+        """, "stats")
+    pg.psql("VACUUM ANALYZE remindd_outcomes", "stats")
+
+    def timings():
+        taken = []
+        for _ in range(W8_QUERIES):
+            began = time.perf_counter()
+            code, body = b.http("/v1/stats", daemon.socket)
+            taken.append((time.perf_counter() - began) * 1000)
+            if code != 200:
+                raise RuntimeError(f"W8 stats: /v1/stats answered {code}")
+        report = json.loads(body)
+        taken.sort()
+        return taken[len(taken) // 2], taken[-1], sum(group["episodes"] for group in report["groups"])
+
+    daemon.start()
+    scanned = timings()
+    summed = None
+    summing = "SELECT count(*) FROM pg_attribute WHERE attrelid = 'remindd_outcomes'::regclass AND attname = 'summed'"
+    if pg.psql(summing, "stats").strip() == "1":
+        deadline = time.monotonic() + 600
+        while pg.psql("SELECT count(*) FROM remindd_outcomes WHERE NOT summed", "stats").strip() != "0":
+            if time.monotonic() > deadline:
+                raise RuntimeError("W8 stats: the outcomes were not summed within 600 s")
+            time.sleep(1)
+        summed = timings()
+    daemon.stop()
+    for label, r in (("every outcome read", scanned), ("from day sums", summed)):
+        if r is None:
+            continue
+        b.log(f"W8 stats {label}: p50 {r[0]:.1f} ms, max {r[1]:.1f} ms, {r[2]:,} episodes")
+        b.add(f"W8 GET /v1/stats, {W8_EPISODES:,} closed episodes, PostgreSQL, {label}, p50 / max", "ms",
+              f"{r[0]:.1f} / {r[1]:.1f}", "—", "—", None, "< 100 ms", r[2] == W8_EPISODES and r[1] < 100)

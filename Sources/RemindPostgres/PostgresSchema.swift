@@ -11,6 +11,7 @@ enum PostgresSchema {
     static let lockSpace: Int32 = 0x5245_4D44  // "REMD"
     static let migrationLock: Int32 = 1
     static let recomputeLock: Int32 = 2
+    static let outcomeSumLock: Int32 = 3
 
     static let migrations: [[PostgresQuery]] = [
         [
@@ -115,6 +116,28 @@ enum PostgresSchema {
         // the same size (18–20 MB) in all three, the versions that found no room having grown
         // it, and the indexes a quarter smaller at 50 (2.7 against 3.6 MB after W8's fire).
         ["ALTER TABLE remindd_outbox SET (fillfactor = 50)"],
+        // 5. Closed episodes summed per day, group and reason, for /v1/stats
+        // (PostgresStateStore+OutcomeSums). The outcomes already there are not summed yet:
+        // the first fold sums them.
+        [
+            "ALTER TABLE remindd_outcomes ADD COLUMN summed boolean NOT NULL DEFAULT false",
+            "CREATE INDEX remindd_outcomes_unsummed ON remindd_outcomes (started_at) WHERE NOT summed",
+            """
+            CREATE TABLE remindd_outcome_days (
+                day bigint NOT NULL,
+                grp text NOT NULL,
+                reason text NOT NULL,
+                episodes bigint NOT NULL,
+                resolved bigint NOT NULL,
+                forgotten bigint NOT NULL,
+                after_reminders bigint[] NOT NULL,
+                ttf_exact float8[],
+                ttf_buckets bigint[] NOT NULL,
+                ttf_counts bigint[] NOT NULL,
+                PRIMARY KEY (day, grp, reason)
+            )
+            """,
+        ],
     ]
 
     /// Brings the schema to the newest version; returns the versions applied now.

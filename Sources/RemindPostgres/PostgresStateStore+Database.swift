@@ -57,9 +57,10 @@ extension PostgresStateStore {
 
     /// `database` around one transaction: committed when `body` returns, rolled back when it
     /// throws.
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T
-    {
-        try await database {
+    func transaction<T: Sendable>(
+        timeout: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await database(timeout: timeout) {
             try await self.client.withTransaction(logger: self.logger) { connection in
                 try await body(connection)
             }

@@ -71,22 +71,50 @@ extension PostgresStateStore {
         return statistics
     }
 
-    /// `/v1/stats` over the whole database: the closed episodes of the window from
-    /// `remindd_outcomes`, the open ones from the users' columns, through the same
-    /// `OutcomeStatistics` as the files backend.
+    /// `/v1/stats` over the whole database, in one snapshot: the day sums of the window's whole
+    /// days and their outcomes not summed yet, every outcome of its partial first and last day
+    /// (PostgresStateStore+OutcomeSums), and the open episodes from the users' columns, through
+    /// the same `OutcomeStatistics` as the files backend.
     public func stats(since: Date, until: Date) async -> StatsReport {
+        let firstDay = (since.timeIntervalSince1970 / Self.secondsPerDay).rounded(.up)
+        let endDay = (until.timeIntervalSince1970 / Self.secondsPerDay).rounded(.down)
+        let wholeDays = firstDay < endDay ? (Int(firstDay), Int(endDay)) : nil
+        let wholeFrom = Date(timeIntervalSince1970: firstDay * Self.secondsPerDay)
+        let wholeUntil = Date(timeIntervalSince1970: endDay * Self.secondsPerDay)
         do {
-            return try await database {
+            return try await transaction(timeout: .seconds(60)) { connection in
+                try await connection.query(
+                    "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: self.logger)
                 var outcomes = OutcomeStatistics()
-                for try await line in try await self.client.query(
-                    """
-                    SELECT line FROM remindd_outcomes WHERE started_at >= \(since) AND started_at < \(until)
-                    """, logger: self.logger
-                ).decode(String.self) {
+                var sums: [OutcomeAggregate.Keyed] = []
+                let rows: PostgresQuery
+                if let (first, end) = wholeDays {
+                    for try await row in try await connection.query(
+                        """
+                        SELECT day, grp, reason, episodes, resolved, forgotten, after_reminders, ttf_exact,
+                            ttf_buckets, ttf_counts
+                        FROM remindd_outcome_days WHERE day >= \(first) AND day < \(end)
+                        """, logger: self.logger
+                    ).decode(DayRow.self) {
+                        guard let sum = Self.aggregate(row) else {
+                            throw StoreError.database("the day sum \(row.0) \(row.1) \(row.2) does not add up")
+                        }
+                        sums.append(.init(group: row.1, reason: PermissionErrorType(rawValue: row.2), sum: sum))
+                    }
+                    rows = """
+                        SELECT line FROM remindd_outcomes
+                        WHERE (started_at >= \(since) AND started_at < \(wholeFrom))
+                           OR (started_at >= \(wholeUntil) AND started_at < \(until))
+                           OR (NOT summed AND started_at >= \(wholeFrom) AND started_at < \(wholeUntil))
+                        """
+                } else {
+                    rows = "SELECT line FROM remindd_outcomes WHERE started_at >= \(since) AND started_at < \(until)"
+                }
+                for try await line in try await connection.query(rows, logger: self.logger).decode(String.self) {
                     if let outcome = try? EpisodeOutcome(json: Array(line.utf8)) { outcomes.add(outcome) }
                 }
                 var open: [(Date, String, PermissionErrorType?)] = []
-                for try await (started, group, reason) in try await self.client.query(
+                for try await (started, group, reason) in try await connection.query(
                     """
                     SELECT episode_started_at, episode_group, episode_reason FROM remindd_users
                     WHERE episode_started_at >= \(since) AND episode_started_at < \(until)
@@ -98,7 +126,7 @@ extension PostgresStateStore {
                             reason.flatMap(PermissionErrorType.init(rawValue:))
                         ))
                 }
-                return outcomes.report(since: since, until: until) { body in
+                return outcomes.report(since: since, until: until, adding: sums) { body in
                     for (started, group, reason) in open { body(started, group, reason) }
                 }
             }

@@ -165,6 +165,7 @@ public final class PostgresStateStore: StateStore, Service {
                                 loops.addTask { await self.listenLoop() }
                                 loops.addTask { await self.renewLeasesLoop() }
                                 loops.addTask { await self.tickLoop() }
+                                loops.addTask { await self.sumOutcomesLoop() }
                             }
                         }
                     }

@@ -76,10 +76,13 @@ public struct OutcomeStatistics: Sendable {
         }
     }
 
-    /// The report for episodes that opened in `[since, until)`; `forEachOpen` calls its body
-    /// with every open episode's start, group and reason.
+    /// The report for episodes that opened in `[since, until)`: the closed ones held here and
+    /// those summed in `sums` (a store's per-day sums of days inside the window, which this
+    /// does not filter); `forEachOpen` calls its body with every open episode's start, group
+    /// and reason.
     public func report(
-        since: Date, until: Date, forEachOpen: ((Date, String, PermissionErrorType?) -> Void) -> Void
+        since: Date, until: Date, adding sums: [OutcomeAggregate.Keyed] = [],
+        forEachOpen: ((Date, String, PermissionErrorType?) -> Void) -> Void
     ) -> StatsReport {
         let lower = since.timeIntervalSince1970
         let upper = until.timeIntervalSince1970
@@ -90,24 +93,30 @@ public struct OutcomeStatistics: Sendable {
         let reasonCount = PermissionErrorType.allCases.count + 1
         var reasonEpisodes = [Int](repeating: 0, count: reasonCount)
         var reasonResolved = [Int](repeating: 0, count: reasonCount)
-        var perGroup = [Tally](repeating: Tally(), count: groups.count)
+        var perGroup = [OutcomeAggregate](repeating: OutcomeAggregate(), count: groups.count)
         for entry in closed where entry.startedAt >= lower && entry.startedAt < upper {
-            perGroup[Int(entry.group)].add(entry.resolved, reminders: entry.reminders, timeToFix: entry.timeToFix)
+            perGroup[Int(entry.group)].add(
+                resolved: entry.resolved, reminders: Int(entry.reminders), timeToFix: entry.timeToFix)
             reasonEpisodes[Int(entry.reason)] += 1
             if entry.resolved { reasonResolved[Int(entry.reason)] += 1 }
+        }
+        for keyed in sums {
+            let code = keyed.reason.flatMap { PermissionErrorType.allCases.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+            reasonEpisodes[code] += keyed.sum.episodes
+            reasonResolved[code] += keyed.sum.resolved
+            tallies[keyed.group, default: Tally()].closed.merge(keyed.sum)
         }
         for code in 0..<reasonCount where reasonEpisodes[code] > 0 {
             let name = code == 0 ? "unknown" : PermissionErrorType.allCases[code - 1].rawValue
             reasons[name] = (reasonEpisodes[code], reasonResolved[code])
         }
-        for (index, tally) in perGroup.enumerated() where tally.episodes > 0 {
-            tallies[groups[index], default: Tally()].merge(tally)
+        for (index, sum) in perGroup.enumerated() where sum.episodes > 0 {
+            tallies[groups[index], default: Tally()].closed.merge(sum)
         }
         forEachOpen { startedAt, group, reason in
             let start = startedAt.timeIntervalSince1970
             guard start >= lower && start < upper else { return }
             tallies[group, default: Tally()].open += 1
-            tallies[group, default: Tally()].episodes += 1
             reasons[reason?.rawValue ?? "unknown", default: (0, 0)].episodes += 1
         }
         let order = tallies.sorted { lhs, rhs in
@@ -134,112 +143,16 @@ public struct OutcomeStatistics: Sendable {
 
 /// One group's counts while a report is made.
 private struct Tally {
-    var episodes = 0
+    var closed = OutcomeAggregate()
     var open = 0
-    var resolved = 0
-    var forgotten = 0
-    var afterReminders: (Int, Int, Int, Int) = (0, 0, 0, 0)
-    var timesToFix = TimeToFix()
-
-    mutating func add(_ resolved: Bool, reminders: UInt8, timeToFix: Double) {
-        episodes += 1
-        if resolved {
-            self.resolved += 1
-            switch reminders {
-            case 0: afterReminders.0 += 1
-            case 1: afterReminders.1 += 1
-            case 2: afterReminders.2 += 1
-            default: afterReminders.3 += 1
-            }
-            timesToFix.add(timeToFix)
-        } else {
-            forgotten += 1
-        }
-    }
-
-    mutating func merge(_ other: Tally) {
-        episodes += other.episodes
-        open += other.open
-        resolved += other.resolved
-        forgotten += other.forgotten
-        afterReminders.0 += other.afterReminders.0
-        afterReminders.1 += other.afterReminders.1
-        afterReminders.2 += other.afterReminders.2
-        afterReminders.3 += other.afterReminders.3
-        timesToFix.merge(other.timesToFix)
-    }
 
     func group(_ name: String) -> StatsReport.Group {
-        StatsReport.Group(
-            group: name, episodes: episodes, open: open, resolved: resolved, forgotten: forgotten,
-            resolutionRate: episodes > 0 ? Double(resolved) / Double(episodes) : nil,
-            resolutionRateCI95: StatsReport.wilson(successes: resolved, trials: episodes),
-            timeToFixP50: timesToFix.quantile(0.5), timeToFixP90: timesToFix.quantile(0.9),
-            resolvedAfterReminders: [afterReminders.0, afterReminders.1, afterReminders.2, afterReminders.3])
-    }
-}
-
-/// Times to fix, for their quantiles: exact (kept and sorted) up to `exactLimit` values, then a
-/// histogram with buckets 1 % wide, so a million episodes cost a pass, not a sort, and every
-/// quantile is within 1 %.
-struct TimeToFix {
-    static let exactLimit = 20_000
-    /// log(1.01): bucket `b` holds values in [1.01^b − 1, 1.01^(b+1) − 1).
-    private static let step = log(1.01)
-    /// Enough buckets for 10^10 s (over 300 years); longer times share the last one.
-    private static let bucketCount = Int((log1p(1e10) / step).rounded(.up)) + 1
-
-    private var values: [Double] = []
-    private var buckets: [Int] = []
-    private var total = 0
-
-    mutating func add(_ value: Double) {
-        total += 1
-        if buckets.isEmpty && values.count < Self.exactLimit {
-            values.append(value)
-            return
-        }
-        spill()
-        buckets[Self.bucket(value)] += 1
-    }
-
-    /// Moves the exact values into the histogram.
-    private mutating func spill() {
-        guard buckets.isEmpty else { return }
-        buckets = [Int](repeating: 0, count: Self.bucketCount)
-        for kept in values { buckets[Self.bucket(kept)] += 1 }
-        values = []
-    }
-
-    mutating func merge(_ other: TimeToFix) {
-        if other.buckets.isEmpty {
-            for value in other.values { add(value) }
-            return
-        }
-        spill()
-        for index in 0..<Self.bucketCount { buckets[index] += other.buckets[index] }
-        total += other.total
-    }
-
-    private static func bucket(_ value: Double) -> Int {
-        min(bucketCount - 1, Int((log1p(max(0, value)) / step).rounded(.down)))
-    }
-
-    /// The nearest-rank quantile `q` (the value at rank ⌈q·n⌉); nil without values.
-    func quantile(_ q: Double) -> Double? {
-        guard total > 0 else { return nil }
-        let rank = max(1, Int((q * Double(total)).rounded(.up)))
-        if buckets.isEmpty {
-            return values.sorted()[rank - 1]
-        }
-        var seen = 0
-        for (bucket, count) in buckets.enumerated() where count > 0 {
-            seen += count
-            if seen >= rank {
-                // The bucket's middle, in the log scale it was cut in: within 0.5 % of any value in it.
-                return expm1((Double(bucket) + 0.5) * Self.step)
-            }
-        }
-        return nil
+        let episodes = closed.episodes + open
+        return StatsReport.Group(
+            group: name, episodes: episodes, open: open, resolved: closed.resolved, forgotten: closed.forgotten,
+            resolutionRate: episodes > 0 ? Double(closed.resolved) / Double(episodes) : nil,
+            resolutionRateCI95: StatsReport.wilson(successes: closed.resolved, trials: episodes),
+            timeToFixP50: closed.timesToFix.quantile(0.5), timeToFixP90: closed.timesToFix.quantile(0.9),
+            resolvedAfterReminders: closed.resolvedAfterReminders)
     }
 }

@@ -1,0 +1,127 @@
+import Foundation
+import PostgresNIO
+import RemindCore
+import RemindStore
+
+/// Closed episodes summed per day, group and reason (`remindd_outcome_days`), so that
+/// `/v1/stats` over a month reads a few hundred rows instead of every outcome.
+///
+/// The outcomes stay as they are (the log, one row per episode); a fold, in the background on
+/// whichever instance gets the lock, moves the rows not yet summed into the day sums and marks
+/// them summed, in one transaction. A report adds the sums of the window's whole days, the
+/// rows of those days not yet summed, and every row of the window's partial first and last
+/// day; it runs in one snapshot, so it sees each episode exactly once, whatever the fold does
+/// meanwhile. Times to fix merge exactly (`TimeToFix`): the answer is the one a scan of every
+/// outcome gives.
+extension PostgresStateStore {
+    /// The most outcomes one fold's transaction takes.
+    static let outcomeFoldBatch = 20_000
+    static let secondsPerDay = 86_400.0
+
+    /// Every 15 s: folding often keeps the rows a report reads itself few.
+    func sumOutcomesLoop() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(15))
+            if Task.isCancelled { return }
+            do {
+                try await sumOutcomes()
+            } catch {
+                logger.debug("summing outcomes: \(Self.describe(error))")
+            }
+        }
+    }
+
+    /// Folds every outcome not yet summed into the day sums, a batch a transaction; returns
+    /// how many it folded. Another instance folding meanwhile has this one return at once.
+    @discardableResult
+    func sumOutcomes() async throws -> Int {
+        var folded = 0
+        while true {
+            let batch = try await transaction(timeout: .seconds(60)) { connection in
+                try await self.foldOutcomes(on: connection)
+            }
+            folded += batch ?? 0
+            guard let batch, batch == Self.outcomeFoldBatch else { return folded }
+        }
+    }
+
+    /// One batch; nil when another instance holds the fold's lock.
+    private func foldOutcomes(on connection: PostgresConnection) async throws -> Int? {
+        var locked = false
+        for try await taken in try await connection.query(
+            "SELECT pg_try_advisory_xact_lock(\(PostgresSchema.lockSpace), \(PostgresSchema.outcomeSumLock))",
+            logger: logger
+        ).decode(Bool.self) {
+            locked = taken
+        }
+        guard locked else { return nil }
+        var sums: [DayKey: OutcomeAggregate] = [:]
+        var folded = 0
+        for try await (day, line) in try await connection.query(
+            """
+            UPDATE remindd_outcomes SET summed = true
+            WHERE (user_id, started_at) IN (
+                SELECT user_id, started_at FROM remindd_outcomes WHERE NOT summed LIMIT \(Self.outcomeFoldBatch))
+            RETURNING floor(extract(epoch FROM started_at) / 86400)::int8, line
+            """, logger: logger
+        ).decode((Int, String).self) {
+            folded += 1
+            // A line that does not parse counts nowhere, as in the scan it replaces.
+            guard let outcome = try? EpisodeOutcome(json: Array(line.utf8)) else { continue }
+            sums[DayKey(day: day, group: outcome.group, reason: outcome.reason?.rawValue ?? ""), default: .init()]
+                .add(outcome)
+        }
+        guard !sums.isEmpty else { return folded }
+        let keys = Array(sums.keys)
+        for try await row in try await connection.query(
+            """
+            SELECT day, grp, reason, episodes, resolved, forgotten, after_reminders, ttf_exact, ttf_buckets,
+                ttf_counts
+            FROM remindd_outcome_days d
+            JOIN unnest(\(keys.map(\.day))::int8[], \(keys.map(\.group))::text[], \(keys.map(\.reason))::text[])
+                AS k(day, grp, reason) USING (day, grp, reason)
+            """, logger: logger
+        ).decode(DayRow.self) {
+            let key = DayKey(day: row.0, group: row.1, reason: row.2)
+            guard let stored = Self.aggregate(row) else {
+                throw StoreError.database("the day sum \(key.day) \(key.group) \(key.reason) does not add up")
+            }
+            sums[key]?.merge(stored)
+        }
+        for (key, sum) in sums {
+            let histogram = sum.timesToFix.histogram
+            try await connection.query(
+                """
+                INSERT INTO remindd_outcome_days AS d (day, grp, reason, episodes, resolved, forgotten,
+                    after_reminders, ttf_exact, ttf_buckets, ttf_counts)
+                VALUES (\(key.day), \(key.group), \(key.reason), \(sum.episodes), \(sum.resolved),
+                    \(sum.forgotten), \(sum.resolvedAfterReminders), \(sum.timesToFix.exactValues),
+                    \(histogram.map(\.bucket)), \(histogram.map(\.count)))
+                ON CONFLICT (day, grp, reason) DO UPDATE SET episodes = excluded.episodes,
+                    resolved = excluded.resolved, forgotten = excluded.forgotten,
+                    after_reminders = excluded.after_reminders, ttf_exact = excluded.ttf_exact,
+                    ttf_buckets = excluded.ttf_buckets, ttf_counts = excluded.ttf_counts
+                """, logger: logger)
+        }
+        return folded
+    }
+
+    typealias DayRow = (Int, String, String, Int, Int, Int, [Int], [Double]?, [Int], [Int])
+
+    static func aggregate(_ row: DayRow) -> OutcomeAggregate? {
+        let histogram = zip(row.8, row.9).map { (bucket: $0, count: $1) }
+        guard row.8.count == row.9.count,
+            let times = TimeToFix(exactValues: row.7, histogram: histogram)
+        else { return nil }
+        return OutcomeAggregate(
+            episodes: row.3, resolved: row.4, forgotten: row.5, resolvedAfterReminders: row.6, timesToFix: times)
+    }
+}
+
+/// A day sum's key: days since 1970-01-01 UTC of the episodes' start, their group, their
+/// reason ("" for none).
+struct DayKey: Hashable, Sendable {
+    var day: Int
+    var group: String
+    var reason: String
+}
