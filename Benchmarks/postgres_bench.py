@@ -240,7 +240,7 @@ def stats(b, pg):
             'closedAt', to_char(to_timestamp(o + 60 + (n * 7919) % (9 * 86400)) AT TIME ZONE 'UTC', '{day}'),
             'outcome', CASE WHEN n % 10 = 0 THEN 'forgotten' ELSE 'resolved' END,
             'reminders', n % 5, 'platform', 'ios')::text
-        FROM (SELECT n, {start} + (n * 7) % (19 * 86400) AS o FROM generate_series(0, {W8_EPISODES - 1}) n) s
+        FROM (SELECT n, {start} + (n * 7) % (19 * 86400) AS o FROM generate_series(0::int8, {W8_EPISODES - 1}) n) s
         """, "stats")
     pg.psql("VACUUM ANALYZE remindd_outcomes", "stats")
 

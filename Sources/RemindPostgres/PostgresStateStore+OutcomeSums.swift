@@ -109,12 +109,27 @@ extension PostgresStateStore {
     typealias DayRow = (Int, String, String, Int, Int, Int, [Int], [Double]?, [Int], [Int])
 
     static func aggregate(_ row: DayRow) -> OutcomeAggregate? {
-        let histogram = zip(row.8, row.9).map { (bucket: $0, count: $1) }
-        guard row.8.count == row.9.count,
-            let times = TimeToFix(exactValues: row.7, histogram: histogram)
-        else { return nil }
+        aggregate(
+            episodes: row.3, resolved: row.4, forgotten: row.5, after: row.6, exact: row.7, buckets: row.8,
+            counts: row.9)
+    }
+
+    /// A day sum from its columns: with its times to fix when `exact` holds them, else by their
+    /// buckets; nil when the parts do not add up.
+    static func aggregate(
+        episodes: Int, resolved: Int, forgotten: Int, after: [Int], exact: [Double]?, buckets: [Int], counts: [Int]
+    ) -> OutcomeAggregate? {
+        guard buckets.count == counts.count, counts.reduce(0, +) == resolved else { return nil }
+        let times: TimeToFix?
+        if let exact {
+            times = exact.count == resolved ? TimeToFix(exactValues: exact) : nil
+        } else {
+            times = TimeToFix(histogram: zip(buckets, counts).map { (bucket: $0, count: $1) })
+        }
+        guard let times else { return nil }
         return OutcomeAggregate(
-            episodes: row.3, resolved: row.4, forgotten: row.5, resolvedAfterReminders: row.6, timesToFix: times)
+            episodes: episodes, resolved: resolved, forgotten: forgotten, resolvedAfterReminders: after,
+            timesToFix: times)
     }
 }
 

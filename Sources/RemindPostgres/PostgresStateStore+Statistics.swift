@@ -78,61 +78,118 @@ extension PostgresStateStore {
     public func stats(since: Date, until: Date) async -> StatsReport {
         let firstDay = (since.timeIntervalSince1970 / Self.secondsPerDay).rounded(.up)
         let endDay = (until.timeIntervalSince1970 / Self.secondsPerDay).rounded(.down)
-        let wholeDays = firstDay < endDay ? (Int(firstDay), Int(endDay)) : nil
-        let wholeFrom = Date(timeIntervalSince1970: firstDay * Self.secondsPerDay)
-        let wholeUntil = Date(timeIntervalSince1970: endDay * Self.secondsPerDay)
         do {
             return try await transaction(timeout: .seconds(60)) { connection in
                 try await connection.query(
                     "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: self.logger)
+                guard firstDay < endDay else {
+                    var outcomes = OutcomeStatistics()
+                    try await self.addOutcomes(
+                        from: since, until: until, onlyUnsummed: false, to: &outcomes, on: connection)
+                    return try await self.report(since: since, until: until, outcomes, sums: [], on: connection)
+                }
+                let (first, end) = (Int(firstDay), Int(endDay))
+                let wholeFrom = Date(timeIntervalSince1970: firstDay * Self.secondsPerDay)
+                let wholeUntil = Date(timeIntervalSince1970: endDay * Self.secondsPerDay)
                 var outcomes = OutcomeStatistics()
-                var sums: [OutcomeAggregate.Keyed] = []
-                let rows: PostgresQuery
-                if let (first, end) = wholeDays {
-                    for try await row in try await connection.query(
-                        """
-                        SELECT day, grp, reason, episodes, resolved, forgotten, after_reminders, ttf_exact,
-                            ttf_buckets, ttf_counts
-                        FROM remindd_outcome_days WHERE day >= \(first) AND day < \(end)
-                        """, logger: self.logger
-                    ).decode(DayRow.self) {
-                        guard let sum = Self.aggregate(row) else {
-                            throw StoreError.database("the day sum \(row.0) \(row.1) \(row.2) does not add up")
-                        }
-                        sums.append(.init(group: row.1, reason: PermissionErrorType(rawValue: row.2), sum: sum))
-                    }
-                    rows = """
-                        SELECT line FROM remindd_outcomes
-                        WHERE (started_at >= \(since) AND started_at < \(wholeFrom))
-                           OR (started_at >= \(wholeUntil) AND started_at < \(until))
-                           OR (NOT summed AND started_at >= \(wholeFrom) AND started_at < \(wholeUntil))
-                        """
-                } else {
-                    rows = "SELECT line FROM remindd_outcomes WHERE started_at >= \(since) AND started_at < \(until)"
-                }
-                for try await line in try await connection.query(rows, logger: self.logger).decode(String.self) {
-                    if let outcome = try? EpisodeOutcome(json: Array(line.utf8)) { outcomes.add(outcome) }
-                }
-                var open: [(Date, String, PermissionErrorType?)] = []
-                for try await (started, group, reason) in try await connection.query(
-                    """
-                    SELECT episode_started_at, episode_group, episode_reason FROM remindd_users
-                    WHERE episode_started_at >= \(since) AND episode_started_at < \(until)
-                    """, logger: self.logger
-                ).decode((Date, String?, String?).self) {
-                    open.append(
-                        (
-                            started.millisecondPrecision, group ?? Experiment.defaultGroup,
-                            reason.flatMap(PermissionErrorType.init(rawValue:))
-                        ))
-                }
-                return outcomes.report(since: since, until: until, adding: sums) { body in
-                    for (started, group, reason) in open { body(started, group, reason) }
-                }
+                var resolved = try await self.addOutcomes(
+                    from: since, until: wholeFrom, onlyUnsummed: false, to: &outcomes, on: connection)
+                resolved.merge(
+                    try await self.addOutcomes(
+                        from: wholeFrom, until: wholeUntil, onlyUnsummed: true, to: &outcomes, on: connection),
+                    uniquingKeysWith: +)
+                resolved.merge(
+                    try await self.addOutcomes(
+                        from: wholeUntil, until: until, onlyUnsummed: false, to: &outcomes, on: connection),
+                    uniquingKeysWith: +)
+                let sums = try await self.daySums(first..<end, resolvedOutside: resolved, on: connection)
+                return try await self.report(since: since, until: until, outcomes, sums: sums, on: connection)
             }
         } catch {
             logger.error("stats: \(error)")
             return OutcomeStatistics().report(since: since, until: until) { _ in }
+        }
+    }
+
+    /// Adds the outcomes that opened in `[from, until)` (those not summed yet, or all); returns
+    /// the resolved ones by group.
+    private func addOutcomes(
+        from: Date, until: Date, onlyUnsummed: Bool, to outcomes: inout OutcomeStatistics,
+        on connection: PostgresConnection
+    ) async throws -> [String: Int] {
+        guard from < until else { return [:] }
+        // Two statements, not one with OR: each is a range on its own index.
+        let rows: PostgresQuery =
+            onlyUnsummed
+            ? "SELECT line FROM remindd_outcomes WHERE NOT summed AND started_at >= \(from) AND started_at < \(until)"
+            : "SELECT line FROM remindd_outcomes WHERE started_at >= \(from) AND started_at < \(until)"
+        var resolved: [String: Int] = [:]
+        for try await line in try await connection.query(rows, logger: logger).decode(String.self) {
+            guard let outcome = try? EpisodeOutcome(json: Array(line.utf8)) else { continue }
+            outcomes.add(outcome)
+            if outcome.outcome == .resolved { resolved[outcome.group, default: 0] += 1 }
+        }
+        return resolved
+    }
+
+    /// The day sums of `days`. The times to fix come by bucket, except for groups with few
+    /// enough resolved episodes in the window (`resolvedOutside` counts those read one by one)
+    /// for their quantiles to be exact: theirs are read as they are, at most
+    /// `TimeToFix.exactLimit` of them.
+    private func daySums(
+        _ days: Range<Int>, resolvedOutside: [String: Int], on connection: PostgresConnection
+    ) async throws -> [OutcomeAggregate.Keyed] {
+        var rows: [DayKey: DayRow] = [:]
+        var resolved = resolvedOutside
+        for try await row in try await connection.query(
+            """
+            SELECT day, grp, reason, episodes, resolved, forgotten, after_reminders, NULL::float8[], ttf_buckets,
+                ttf_counts
+            FROM remindd_outcome_days WHERE day >= \(days.lowerBound) AND day < \(days.upperBound)
+            """, logger: logger
+        ).decode(DayRow.self) {
+            rows[DayKey(day: row.0, group: row.1, reason: row.2)] = row
+            resolved[row.1, default: 0] += row.4
+        }
+        let exact = resolved.filter { $0.value <= TimeToFix.exactLimit }.map(\.key)
+        if rows.values.contains(where: { exact.contains($0.1) }) {
+            for try await (day, group, reason, times) in try await connection.query(
+                """
+                SELECT day, grp, reason, ttf_exact FROM remindd_outcome_days
+                WHERE day >= \(days.lowerBound) AND day < \(days.upperBound) AND grp = ANY(\(exact))
+                """, logger: logger
+            ).decode((Int, String, String, [Double]?).self) {
+                rows[DayKey(day: day, group: group, reason: reason)]?.7 = times
+            }
+        }
+        return try rows.values.map { row in
+            guard let sum = Self.aggregate(row) else {
+                throw StoreError.database("the day sum \(row.0) \(row.1) \(row.2) does not add up")
+            }
+            return OutcomeAggregate.Keyed(group: row.1, reason: PermissionErrorType(rawValue: row.2), sum: sum)
+        }
+    }
+
+    /// The report of the closed episodes gathered, with the open ones from the users' columns.
+    private func report(
+        since: Date, until: Date, _ outcomes: OutcomeStatistics, sums: [OutcomeAggregate.Keyed],
+        on connection: PostgresConnection
+    ) async throws -> StatsReport {
+        var open: [(Date, String, PermissionErrorType?)] = []
+        for try await (started, group, reason) in try await connection.query(
+            """
+            SELECT episode_started_at, episode_group, episode_reason FROM remindd_users
+            WHERE episode_started_at >= \(since) AND episode_started_at < \(until)
+            """, logger: logger
+        ).decode((Date, String?, String?).self) {
+            open.append(
+                (
+                    started.millisecondPrecision, group ?? Experiment.defaultGroup,
+                    reason.flatMap(PermissionErrorType.init(rawValue:))
+                ))
+        }
+        return outcomes.report(since: since, until: until, adding: sums) { body in
+            for (started, group, reason) in open { body(started, group, reason) }
         }
     }
 }

@@ -20,31 +20,37 @@ public struct TimeToFix: Sendable, Equatable {
 
     public init() {}
 
-    /// Made again from what `exactValues` and `histogram` gave; nil when they cannot be one
-    /// value's (a bucket out of range, a negative count, both or neither kept).
-    public init?(exactValues: [Double]?, histogram: [(bucket: Int, count: Int)]) {
-        if let exactValues {
-            guard histogram.isEmpty, exactValues.count <= Self.exactLimit else { return nil }
-            values = exactValues
-            total = exactValues.count
-            return
-        }
+    /// The times themselves, added in order (past `exactLimit` they go into the histogram).
+    public init(exactValues: [Double]) {
+        for value in exactValues { add(value) }
+    }
+
+    /// Times known by their buckets alone (what `histogram` gave): merged into others, they
+    /// give what the times themselves give wherever the total is past `exactLimit`, where
+    /// quantiles come from the histogram anyway. Nil for a bucket out of range or a count
+    /// below one.
+    public init?(histogram: [(bucket: Int, count: Int)]) {
+        guard !histogram.isEmpty else { return }
         buckets = [Int](repeating: 0, count: Self.bucketCount)
         for (bucket, count) in histogram {
             guard (0..<Self.bucketCount).contains(bucket), count > 0 else { return nil }
             buckets[bucket] += count
             total += count
         }
-        guard total > Self.exactLimit else { return nil }
     }
 
     /// The values as they were added, while they are kept exactly; nil once in the histogram.
     public var exactValues: [Double]? { buckets.isEmpty ? values : nil }
 
-    /// The histogram's buckets that hold values, as (bucket, count); empty while the values
-    /// are kept exactly.
+    /// The buckets that hold values, as (bucket, count), whether the values are kept exactly
+    /// or not.
     public var histogram: [(bucket: Int, count: Int)] {
-        buckets.enumerated().filter { $0.element > 0 }.map { ($0.offset, $0.element) }
+        var counts = buckets
+        if counts.isEmpty {
+            counts = [Int](repeating: 0, count: Self.bucketCount)
+            for value in values { counts[Self.bucket(value)] += 1 }
+        }
+        return counts.enumerated().filter { $0.element > 0 }.map { ($0.offset, $0.element) }
     }
 
     public mutating func add(_ value: Double) {
