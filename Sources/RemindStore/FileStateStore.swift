@@ -80,6 +80,8 @@ public actor FileStateStore: StateStore {
     /// Fired changes durable in the log, not yet in their users' files.
     var pendingFires = PendingFires()
     var locks = UserLocks()
+    /// The IDs in byte order while users are enumerated.
+    var userIndex = UserIndex()
     var tickets = LogTickets()
     var outbox: Outbox
     var deadLetterList: DeadLetterList
@@ -231,6 +233,7 @@ public actor FileStateStore: StateStore {
         cache.install(record, encoded: json)
         // The answer cached for repeats is the old record's: a report refreshes it after this.
         repeats.remove(record.userID)
+        if !schedules.table.contains(record.userID) { userIndex.noteAdded(record.userID) }
         if schedules.set(record.schedule) { scheduleChanged.signal() }
         evictIfNeeded()
     }

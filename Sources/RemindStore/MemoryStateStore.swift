@@ -45,6 +45,12 @@ public actor MemoryStateStore: StateStore {
 
     public func record(_ userID: UserID) -> UserRecord? { records[userID] }
 
+    /// Sorts every ID for every page: the plain statement of the order, not a fast one.
+    public func users(after: UserID?, limit: Int) -> [UserRecord] {
+        let following = records.keys.filter { userID in after.map { userID > $0 } ?? true }
+        return following.sorted().prefix(limit).compactMap { records[$0] }
+    }
+
     public func delete(_ userID: UserID, at date: Date) -> Bool {
         guard let record = records.removeValue(forKey: userID) else { return false }
         if let open = record.openEpisode {
