@@ -11,6 +11,9 @@ enum PostgresSchema {
     static let lockSpace: Int32 = 0x5245_4D44  // "REMD"
     static let migrationLock: Int32 = 1
     static let recomputeLock: Int32 = 2
+    /// Held shared by every running instance and exclusively by `remindd migrate`
+    /// (`PostgresStateStore+Presence.swift`); not a transaction's: a session's, for its life.
+    static let presenceLock: Int32 = 3
 
     static let migrations: [[PostgresQuery]] = [
         [

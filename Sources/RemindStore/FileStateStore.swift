@@ -98,6 +98,8 @@ public actor FileStateStore: StateStore {
     /// them it holds already.
     var replayedOutcomes: [EpisodeOutcome] = []
     var outcomesLoading: Task<Void, any Error>?
+    /// The closed episodes the outcomes log holds, while a migration imports into it.
+    var importedOutcomes: Set<EpisodeOutcome>?
 
     public var policy: ReminderPolicy { schedules.policy }
 

@@ -224,6 +224,12 @@ public final class PartitionedStateStore: StateStore {
         lock.release()
     }
 
+    /// Gives every part up without a checkpoint (`FileStateStore.abandon`).
+    public func abandon() {
+        for part in parts { part.abandon() }
+        lock.release()
+    }
+
     // MARK: Dead letters: the event's user's part
 
     public func deadLetter(_ letter: DeadLetterRecord) async throws {
