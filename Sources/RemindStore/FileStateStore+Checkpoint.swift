@@ -121,6 +121,7 @@ extension FileStateStore {
     /// only read (a migration's source), whose files stay exactly as they were.
     public nonisolated func abandon() {
         wal.stop()
+        wal.removeIfUnused()
         lock.release()
     }
 }

@@ -131,7 +131,10 @@ struct MigrateEndToEndTests {
     /// Migrates `source` (stopped) into `target` and expects the target's daemon to answer as
     /// the source's; leaves both stopped.
     func expectMigrated(_ source: DaemonProcess, into target: DaemonProcess) async throws {
+        let sourceFiles = APIHarness.files(under: source.stateDirectory).filter { $0.key != "lock" }
         let result = try Self.migrate(source, target)
+        // The source is only read.
+        #expect(APIHarness.files(under: source.stateDirectory).filter { $0.key != "lock" } == sourceFiles)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("migrated"))
         // Nothing but the summary: standard error is not a terminal here.
@@ -183,7 +186,7 @@ struct MigrateEndToEndTests {
         try source.start()
         try await Self.populate(source, users: 300)
         source.stop()
-        let database = toPostgres ? try Self.postgresStorage() : nil
+        let database = try toPostgres ? Self.postgresStorage() : nil
         let target = try Self.daemon(storage: database?.storage ?? Self.filesStorage(parts: 3))
         let null = try SpawnedProcess.openStream(nil, O_RDWR)
         defer { close(null) }
@@ -252,12 +255,16 @@ struct MigrateEndToEndTests {
         try target.start()
         try target.report("u-2", #"{"location":"whileInUse"}"#)
         target.stop()
-        let before = APIHarness.files(under: target.stateDirectory)
+        // Every file but the lock, whose holder's pid the migration wrote while it held it.
+        let files = { APIHarness.files(under: target.stateDirectory).filter { $0.key != "lock" } }
+        let before = files()
+        let sourceBefore = APIHarness.files(under: source.stateDirectory).filter { $0.key != "lock" }
         let full = try Self.migrate(source, target)
         #expect(full.status == 78)
         #expect(full.standardError.contains("not empty"))
         #expect(full.standardError.contains("1 users"))
-        #expect(APIHarness.files(under: target.stateDirectory) == before)
+        #expect(files() == before)
+        #expect(APIHarness.files(under: source.stateDirectory).filter { $0.key != "lock" } == sourceBefore)
 
         let same = try Self.migrate(source, source)
         #expect(same.status == 78)

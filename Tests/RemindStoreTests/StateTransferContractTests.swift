@@ -126,7 +126,7 @@ struct StateTransferContractTests {
         #expect(try await seen(copied) == expected)
         // And so it stays across a restart.
         await copied.close()
-        if let again = try reopen.reopen(policy: policy, now: start) as? any StateTransfer {
+        if let again = try reopen.reopen(policy: policy, sinks: sinks, now: start) as? any StateTransfer {
             #expect(try await seen(again) == expected)
             await again.close()
         }
@@ -142,7 +142,7 @@ struct StateTransferContractTests {
         try await store.setMigrationMarker(#"{"source":"x"}"#)
         #expect(try await store.migrationMarker() == #"{"source":"x"}"#)
         await store.close()
-        let again = try opened.reopen(policy: policy, now: start) as? any StateTransfer
+        let again = try opened.reopen(policy: policy, sinks: sinks, now: start) as? any StateTransfer
         if let again {
             #expect(try await again.migrationMarker() == #"{"source":"x"}"#)
             try await again.setMigrationMarker(nil)
