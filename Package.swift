@@ -118,7 +118,7 @@ let package = Package(
         .executableTarget(
             name: "remindd",
             dependencies: [
-                "RemindDaemon", "RemindConfig", "Systemd", "CRemindSys",
+                "RemindDaemon", "RemindConfig", "RemindCore", "Systemd", "CRemindSys",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -92,6 +92,24 @@ public struct DaemonClient: Sendable {
         }
     }
 
+    /// `GET /v1/users` as the NDJSON stream of every user after `after`: each part of the
+    /// body goes to `onBody` as it arrives (whole lines or not; their concatenation is the
+    /// stream).
+    public func exportUsers(
+        after: String? = nil, onBody: @escaping @Sendable ([UInt8]) -> Void
+    ) throws(DaemonClientError) {
+        let query = after.map { "?after=\(APIPaths.percentEncode($0))" } ?? ""
+        let reply: HTTPReply
+        do {
+            reply = try http.stream(
+                "GET", APIPaths.users + query, headers: ["Accept": UserList.streamMediaType], onBody: onBody)
+        } catch {
+            let kind: DaemonClientError.Kind = error.kind == .unreachable ? .unreachable : .protocolError
+            throw DaemonClientError(kind: kind, socketPath: socketPath, message: error.message)
+        }
+        try checkStatus(reply)
+    }
+
     private func exchange<Value>(
         _ method: String, _ path: String, body: [UInt8]? = nil,
         decode: (JSONValue) throws(ValidationError) -> Value
@@ -124,6 +142,12 @@ public struct DaemonClient: Sendable {
             let kind: DaemonClientError.Kind = error.kind == .unreachable ? .unreachable : .protocolError
             throw DaemonClientError(kind: kind, socketPath: socketPath, message: error.message)
         }
+        try checkStatus(reply)
+        return reply
+    }
+
+    /// Turns a non-2xx reply into a `.problem` error.
+    private func checkStatus(_ reply: HTTPReply) throws(DaemonClientError) {
         guard (200..<300).contains(reply.status) else {
             // A proxy or an older daemon may answer without problem details; the status and
             // the body's text still say something.
@@ -134,6 +158,5 @@ public struct DaemonClient: Sendable {
                     detail: reply.text.isEmpty ? "HTTP status \(reply.status)" : reply.text)
             throw DaemonClientError(kind: .problem, socketPath: socketPath, message: problem.detail, problem: problem)
         }
-        return reply
     }
 }

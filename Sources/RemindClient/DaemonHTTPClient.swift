@@ -59,7 +59,7 @@ public struct DaemonHTTPClient: Sendable {
     }
 
     /// One client for the process: its event loop and connections are reused by every call.
-    private static let shared: HTTPClient = {
+    static let shared: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .disabled
@@ -93,7 +93,7 @@ public struct DaemonHTTPClient: Sendable {
 
     private var deadline: NIODeadline { .now() + .seconds(Int64(timeoutSeconds)) }
 
-    private func makeRequest(
+    func makeRequest(
         _ method: String, _ path: String, body: [UInt8]?, headers: [String: String]
     ) throws(ClientError) -> HTTPClient.Request {
         let url = remote.map { $0.url(of: path) } ?? URL(httpURLWithSocketPath: socketPath, uri: path)
@@ -127,7 +127,7 @@ public struct DaemonHTTPClient: Sendable {
 
     /// Nothing listening (or a socket that cannot be opened) is `unreachable`; everything
     /// after the connection stood is a protocol error.
-    private func classify(_ error: any Error) -> ClientError {
+    func classify(_ error: any Error) -> ClientError {
         if let error = error as? IOError, Self.unreachableErrors.contains(error.errnoCode) {
             return ClientError(
                 kind: .unreachable,

@@ -22,7 +22,7 @@ public struct StorageConfiguration: Sendable, Equatable {
     public var poolSize: Int
     /// Independent parts the state directory is divided into (files only): reports of users
     /// in different parts are stored on different cores. Fixed for a directory
-    /// once it holds state.
+    /// once it holds state; `remindd migrate` moves a state into another division.
     public var parts: Int
 
     public init(

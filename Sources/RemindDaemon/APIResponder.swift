@@ -59,6 +59,9 @@ public struct APIResponder: HTTPResponder {
             return try await postReport(request, userID: userID)
         }
         switch (segments.first, segments.dropFirst().first) {
+        case ("v1", "users") where segments.count == 2:
+            guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
+            return try await getUsers(request)
         case ("v1", "users") where segments.count == 3 || segments.count == 4:
             let userID = try UserID(pathSegment: segments[2])
             let action = segments.count == 4 ? segments[3] : nil

@@ -33,6 +33,11 @@ extension Daemon {
                 directory: configuration.stateDirectory, sinks: sinkNames, io: io, rendering: UserStatusRendering())
             let notice: @Sendable (StoreNotice) -> Void = { logStoreNotice($0, logger: logger) }
             let parts = configuration.storage.parts
+            if let marker = MigrationMarkerFile.unfinished(in: configuration.stateDirectory) {
+                throw StartupError(
+                    "remindd: \(configuration.stateDirectory) holds an unfinished migration (\(marker)): finish it with remindd migrate --resume, or empty the directory",
+                    exitCode: 78)
+            }
             do {
                 if parts > 1 {
                     let partitioned = try PartitionedStateStore(

@@ -12,6 +12,9 @@ enum PostgresSchema {
     static let migrationLock: Int32 = 1
     static let recomputeLock: Int32 = 2
     static let outcomeSumLock: Int32 = 3
+    /// Held shared by every running instance and exclusively by `remindd migrate`
+    /// (`PostgresStateStore+Presence.swift`); not a transaction's: a session's, for its life.
+    static let presenceLock: Int32 = 4
 
     static let migrations: [[PostgresQuery]] = [
         [
@@ -138,6 +141,10 @@ enum PostgresSchema {
             )
             """,
         ],
+        // 6. The users in byte order of their ID, whatever the database's collation: the
+        // order `GET /v1/users` pages through and `remindd migrate` copies in, one index
+        // range scan per page instead of a sort of every row.
+        [#"CREATE INDEX remindd_users_id_bytes ON remindd_users (user_id COLLATE "C")"#],
     ]
 
     /// Brings the schema to the newest version; returns the versions applied now.

@@ -91,7 +91,7 @@ extension PostgresStateStore {
 
     /// A short reason for logs and `STATUS=`: what the client says, never the URL or password
     /// (PostgresNIO's errors do not carry them).
-    static func describe(_ error: any Error) -> String {
+    public static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {
             if error.code == .server {
                 return "\(error.serverInfo?[.message] ?? "server error") (\(error.serverInfo?[.sqlState] ?? "?"))"

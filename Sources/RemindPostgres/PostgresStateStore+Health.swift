@@ -162,7 +162,7 @@ extension PostgresStateStore {
 
     /// The probe's connection settings: the pool's, TLS context made once (it reads the
     /// trust roots, so off the cooperative threads).
-    private func probeConfiguration() async throws -> PostgresConnection.Configuration {
+    func probeConfiguration() async throws -> PostgresConnection.Configuration {
         if let made = probeSettings.withLock({ $0 }) { return made }
         let client = clientConfiguration
         let tls: PostgresConnection.Configuration.TLS

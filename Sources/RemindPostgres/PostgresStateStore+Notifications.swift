@@ -18,6 +18,7 @@ extension PostgresStateStore {
             }
             do {
                 try await client.withConnection { connection in
+                    if self.options.announcesPresence { await self.announcePresence(on: connection) }
                     try await connection.listen(on: "remindd_wake") { wakes in
                         try await connection.listen(on: "remindd_events") { events in
                             delay = .milliseconds(250)

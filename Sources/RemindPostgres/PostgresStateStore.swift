@@ -40,6 +40,9 @@ public final class PostgresStateStore: StateStore, Service {
         public var operationTimeout: Duration = .seconds(5)
         /// How long the daemon-wide counts may be reused (they may lag 5 s).
         public var statisticsMaximumAge: Duration = .seconds(5)
+        /// Whether this store tells `remindd migrate` that an instance uses the database: a
+        /// daemon's does, the migration's own does not.
+        public var announcesPresence = true
 
         public init(
             client: PostgresClient.Configuration, description: String, sinks: [String], leaseSeconds: Int = 30,
@@ -191,6 +194,11 @@ public final class PostgresStateStore: StateStore, Service {
                     let applied = try await PostgresSchema.migrate(client, logger: logger)
                     if let version = applied.last {
                         logger.notice("database schema migrated to version \(version) (\(options.description))")
+                    }
+                    // A daemon waits for a migration into its database to finish; the
+                    // migration's own stores read and write the marker themselves.
+                    if options.announcesPresence, let marker = try await unfinishedMigration() {
+                        throw UnfinishedMigration(marker: marker)
                     }
                     try await recomputeIfPolicyChanged()
                     health.withLock {

@@ -119,6 +119,34 @@ enum FileIO {
         }
     }
 
+    /// Up to `count` bytes from `offset` (fewer at the end), or nil when the file does not exist.
+    static func read(_ path: String, from offset: Int, count: Int) throws(StoreError) -> [UInt8]? {
+        let fd = remindsys_open_read_noatime(path)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw .io("open", path)
+        }
+        defer { close(fd) }
+        var result = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        var failed: Int32 = 0
+        result.withUnsafeMutableBytes { buffer in
+            while filled < count {
+                let read = pread(fd, buffer.baseAddress! + filled, count - filled, off_t(offset + filled))
+                if read < 0 {
+                    if errno == EINTR { continue }
+                    failed = errno
+                    return
+                }
+                if read == 0 { return }
+                filled += read
+            }
+        }
+        if failed != 0 { throw .io("read", path, errno: failed) }
+        result.removeLast(count - filled)
+        return result
+    }
+
     /// Names in a directory, without `.` and `..`; empty when it does not exist.
     static func list(_ path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }

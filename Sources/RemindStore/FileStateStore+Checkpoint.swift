@@ -117,9 +117,11 @@ extension FileStateStore {
     }
 
     /// Stops the log and gives the directory up without a checkpoint: for a part opened
-    /// beside another that failed to open (nothing was changed yet).
-    nonisolated func abandon() {
+    /// beside another that failed to open (nothing was changed yet), and for a store that was
+    /// only read (a migration's source), whose files stay exactly as they were.
+    public nonisolated func abandon() {
         wal.stop()
+        wal.removeIfUnused()
         lock.release()
     }
 }

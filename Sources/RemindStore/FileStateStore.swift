@@ -80,6 +80,8 @@ public actor FileStateStore: StateStore {
     /// Fired changes durable in the log, not yet in their users' files.
     var pendingFires = PendingFires()
     var locks = UserLocks()
+    /// The IDs in byte order while users are enumerated.
+    var userIndex = UserIndex()
     var tickets = LogTickets()
     var outbox: Outbox
     var deadLetterList: DeadLetterList
@@ -96,6 +98,8 @@ public actor FileStateStore: StateStore {
     /// them it holds already.
     var replayedOutcomes: [EpisodeOutcome] = []
     var outcomesLoading: Task<Void, any Error>?
+    /// The closed episodes the outcomes log holds, while a migration imports into it.
+    var importedOutcomes: Set<EpisodeOutcome>?
 
     public var policy: ReminderPolicy { schedules.policy }
 
@@ -231,6 +235,7 @@ public actor FileStateStore: StateStore {
         cache.install(record, encoded: json)
         // The answer cached for repeats is the old record's: a report refreshes it after this.
         repeats.remove(record.userID)
+        if !schedules.table.contains(record.userID) { userIndex.noteAdded(record.userID) }
         if schedules.set(record.schedule) { scheduleChanged.signal() }
         evictIfNeeded()
     }

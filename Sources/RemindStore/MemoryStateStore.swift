@@ -19,6 +19,9 @@ public actor MemoryStateStore: StateStore {
     private var suppressed = 0
     private var completed = 0
     private var outcomes = OutcomeStatistics()
+    /// The closed episodes themselves, as the outcomes log keeps them: what a migration copies.
+    private var closedOutcomes: [EpisodeOutcome] = []
+    private var marker: String?
 
     public init(sinks: [String], policy: ReminderPolicy, now: Date) {
         daemonStartedAt = now
@@ -39,16 +42,22 @@ public actor MemoryStateStore: StateStore {
     ) -> StoredReport {
         let outcome = change(records[userID], policy)
         install(outcome.record, events: outcome.events.map(OutboxEvent.init))
-        for closed in outcome.outcomes { outcomes.add(closed) }
+        keepOutcomes(outcome.outcomes)
         return StoredReport(outcome: outcome)
     }
 
     public func record(_ userID: UserID) -> UserRecord? { records[userID] }
 
+    /// Sorts every ID for every page: the plain statement of the order, not a fast one.
+    public func users(after: UserID?, limit: Int) -> [UserRecord] {
+        let following = records.keys.filter { userID in after.map { userID > $0 } ?? true }
+        return following.sorted().prefix(limit).compactMap { records[$0] }
+    }
+
     public func delete(_ userID: UserID, at date: Date) -> Bool {
         guard let record = records.removeValue(forKey: userID) else { return false }
         if let open = record.openEpisode {
-            outcomes.add(EpisodeOutcome(open, of: record, outcome: .forgotten, closedAt: date.millisecondPrecision))
+            keepOutcomes([EpisodeOutcome(open, of: record, outcome: .forgotten, closedAt: date.millisecondPrecision)])
         }
         schedule.remove(userID)
         return true
@@ -139,6 +148,11 @@ public actor MemoryStateStore: StateStore {
 
     public func close() {}
 
+    private func keepOutcomes(_ closed: [EpisodeOutcome]) {
+        for outcome in closed { outcomes.add(outcome) }
+        closedOutcomes += closed
+    }
+
     private func install(_ record: UserRecord, events: [OutboxEvent]) {
         records[record.userID] = record
         if schedule.set(record.schedule) { scheduleChanged.signal() }
@@ -147,4 +161,43 @@ public actor MemoryStateStore: StateStore {
             for signal in outboxSignals.values { signal.signal() }
         }
     }
+}
+
+extension MemoryStateStore: StateTransfer {
+    /// The cursor is the position of the next event in creation order.
+    public func exportEvents(after cursor: String?, limit: Int) -> ExportPage<PendingEvent> {
+        let start = cursor.flatMap { Int($0) } ?? 0
+        let ordered = outbox.ordered
+        let end = min(ordered.count, start + limit)
+        let events = ordered[min(start, end)..<end].map { PendingEvent(event: $0.event, sinks: Array($0.remaining)) }
+        return ExportPage(items: events, next: end < ordered.count ? String(end) : nil)
+    }
+
+    public func exportOutcomes(after cursor: String?, limit: Int) -> ExportPage<EpisodeOutcome> {
+        let start = cursor.flatMap { Int($0) } ?? 0
+        let end = min(closedOutcomes.count, start + limit)
+        return ExportPage(
+            items: Array(closedOutcomes[min(start, end)..<end]), next: end < closedOutcomes.count ? String(end) : nil)
+    }
+
+    public func importUsers(_ imported: [UserRecord]) {
+        for record in imported { install(record, events: []) }
+    }
+
+    public func importEvents(_ events: [PendingEvent]) {
+        for pending in events {
+            for sink in pending.sinks { outbox.requeue(pending.event, sink: sink) }
+            for sink in pending.sinks { outboxSignals[sink]?.signal() }
+        }
+    }
+
+    public func importOutcomes(_ imported: [EpisodeOutcome]) {
+        // Keyed as PostgreSQL keys them: a user's episode starts once.
+        var known = Set(closedOutcomes.map { OutcomeKey(userID: $0.userID, startedAt: $0.startedAt) })
+        keepOutcomes(imported.filter { known.insert($0).inserted })
+    }
+
+    public func migrationMarker() -> String? { marker }
+
+    public func setMigrationMarker(_ marker: String?) { self.marker = marker }
 }

@@ -86,4 +86,43 @@ struct OutcomeLog: Sendable {
         }
         return tails
     }
+
+    /// The log's files, oldest month first.
+    var fileNames: [String] {
+        FileIO.list(directory).filter { $0.hasPrefix("outcomes-") && $0.hasSuffix(".jsonl") }.sorted()
+    }
+
+    /// Up to `limit` outcomes of one file from byte `offset`, and the offset after the last line
+    /// read (nil at the end of the file). Lines that do not decode, and a torn last line, are
+    /// passed over, as `load` passes over them.
+    func read(
+        _ name: String, from offset: Int, limit: Int
+    ) throws(StoreError) -> (outcomes: [EpisodeOutcome], next: Int?) {
+        let path = directory + "/" + name
+        var outcomes: [EpisodeOutcome] = []
+        var offset = offset
+        // Outcome lines are a few hundred bytes: a chunk holds a page of them.
+        let chunk = limit > 4096 ? 4 << 20 : max(64 * 1024, limit * 1024)
+        while outcomes.count < limit {
+            guard let bytes = try FileIO.read(path, from: offset, count: chunk), !bytes.isEmpty,
+                let lastNewline = bytes.lastIndex(of: UInt8(ascii: "\n"))
+            else { return (outcomes, nil) }
+            var start = bytes.startIndex
+            while start <= lastNewline, outcomes.count < limit {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n"))!
+                if end > start, let outcome = try? EpisodeOutcome(json: bytes[start..<end]) { outcomes.append(outcome) }
+                start = end + 1
+            }
+            offset += start
+            if bytes.count < chunk && start > lastNewline { return (outcomes, nil) }
+        }
+        return (outcomes, offset)
+    }
+
+    /// Every outcome the files hold.
+    func all() throws(StoreError) -> [EpisodeOutcome] {
+        var outcomes: [EpisodeOutcome] = []
+        for name in fileNames { outcomes += try read(name, from: 0, limit: .max).outcomes }
+        return outcomes
+    }
 }

@@ -69,6 +69,11 @@ struct PackedSchedules: Sendable {
 
     var count: Int { rowOf.count }
 
+    /// Every user's ID, in no order.
+    var userIDs: Dictionary<UserID, UInt32>.Keys { rowOf.keys }
+
+    func contains(_ userID: UserID) -> Bool { rowOf[userID] != nil }
+
     mutating func reserveCapacity(_ capacity: Int) {
         rows.reserveCapacity(capacity)
         rowOf.reserveCapacity(capacity)

@@ -4,7 +4,8 @@ import RemindCore
 /// `part-<i>-of-<n>/` directories, each holding the files of one part of a
 /// `PartitionedStateStore`. A user belongs to one part for good (a stable hash of the ID), so a
 /// directory is opened only with the division it was created with: with another, users would
-/// be looked for in the wrong part, and their state would seem lost.
+/// be looked for in the wrong part, and their state would seem lost. `remindd migrate` moves a
+/// state into another division (a new directory).
 enum PartLayout {
     static func name(_ index: Int, of count: Int) -> String { "part-\(index)-of-\(count)" }
 
@@ -38,7 +39,7 @@ enum PartLayout {
         guard found != parts else { return }
         throw .layout(
             directory,
-            "\(holds); storage.parts is \(parts). Set storage.parts to \(found): remindd does not move users between parts"
+            "\(holds); storage.parts is \(parts). Set storage.parts to \(found), or move the state into \(parts) parts with remindd migrate"
         )
     }
 

@@ -182,6 +182,24 @@ public final class PartitionedStateStore: StateStore {
         return Array(all.sorted(by: ScheduledReminder.soonerThan).prefix(limit))
     }
 
+    /// Every part's next IDs after the cursor, merged; only the first `limit` of them are read.
+    public func users(after: UserID?, limit: Int) async throws -> [UserRecord] {
+        var records: [UserRecord] = []
+        var cursor = after
+        while records.count < limit {
+            let wanted = limit - records.count
+            let next = cursor
+            let userIDs = await onEveryPart { await $1.userIDs(after: next, limit: wanted) }.joined().sorted()
+                .prefix(wanted)
+            for userID in userIDs {
+                if let record = try await part(of: userID).record(userID) { records.append(record) }
+            }
+            guard userIDs.count == wanted, let last = userIDs.last else { break }
+            cursor = last
+        }
+        return records
+    }
+
     public func statistics() async -> StoreStatistics {
         await onEveryPart { await $1.statistics() }.reduce(into: StoreStatistics()) { $0.add($1) }
     }
@@ -203,6 +221,12 @@ public final class PartitionedStateStore: StateStore {
 
     public func close() async {
         _ = await onEveryPart { await $1.close() }
+        lock.release()
+    }
+
+    /// Gives every part up without a checkpoint (`FileStateStore.abandon`).
+    public func abandon() {
+        for part in parts { part.abandon() }
         lock.release()
     }
 

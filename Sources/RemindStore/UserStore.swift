@@ -30,6 +30,14 @@ import RemindCore
 /// - **Due users.** `fireDue` takes at most `limit` users whose wake-up is at or before `now`.
 ///   `nextWakeAt` is the earliest wake-up of any user; `scheduleChanged` is signalled whenever
 ///   a change makes it earlier, so a sleeping scheduler re-reads it.
+/// - **Enumeration, a page at a time.** `users(after:limit:)` returns the users whose ID comes
+///   after `after` in ascending byte order of the ID (from the first when nil), at most `limit`
+///   of them, each record as `record(_:)` would have returned it at some moment during the
+///   call; fewer than `limit` only when no user follows. Passing the last ID of each page as
+///   the next `after` visits every user that exists throughout exactly once, in order; a user
+///   created or deleted meanwhile may or may not be visited. A page costs memory in proportion
+///   to `limit`, never to the number of users (an index of the IDs a backend keeps in memory
+///   anyway is allowed), and changes nothing a client can see.
 public protocol UserStore: Sendable {
     /// When this daemon started: the policy spreads catch-up reminders from here.
     var daemonStartedAt: Date { get }
@@ -63,6 +71,9 @@ public protocol UserStore: Sendable {
     ) async throws -> FireSummary
     /// Reminders due before `dueBefore` (all when nil), soonest first, at most `limit`.
     func pendingReminders(dueBefore: Date?, limit: Int) async -> [ScheduledReminder]
+    /// Up to `limit` users whose ID follows `after` (from the first when nil), in ascending byte
+    /// order of the ID: one page of an enumeration of every user.
+    func users(after: UserID?, limit: Int) async throws -> [UserRecord]
 }
 
 extension UserStore {

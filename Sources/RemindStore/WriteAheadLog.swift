@@ -118,6 +118,14 @@ public final class WriteAheadLog: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Deletes the segment this log opened when nothing was ever appended: a store that was
+    /// only read (a migration's source) leaves its log as it found it. Call after `stop`.
+    func removeIfUnused() {
+        guard bytesWritten == 0 else { return }
+        unlink(Self.path(directory, currentSegment))
+        try? FileIO.fsyncDirectory(directory)
+    }
+
     private func enqueue(_ item: Item) {
         condition.lock()
         if shared.stopped {

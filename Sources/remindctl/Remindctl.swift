@@ -23,6 +23,7 @@ struct Remindctl: ParsableCommand {
               remindctl pending --before 7d
               remindctl --json history u-42 --limit 5
               remindctl config check /etc/remindd/remindd.json
+              remindctl export > users.ndjson
               remindctl --url https://host:8650 --cacert ca.pem --token-file t status
 
             Exit codes: 0 success, 1 failure reported by remindd, 2 usage, 3 remindd \
@@ -31,7 +32,7 @@ struct Remindctl: ParsableCommand {
         subcommands: [
             StatusCommand.self, UserCommand.self, ExplainCommand.self, HistoryCommand.self, PendingCommand.self,
             ReportCommand.self, ForgetCommand.self, ReloadCommand.self, DeadLettersCommand.self, ConfigCommand.self,
-            StatsCommand.self,
+            StatsCommand.self, ExportCommand.self,
         ])
 
     @OptionGroup(title: "Global Options")

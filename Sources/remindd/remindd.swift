@@ -21,8 +21,11 @@ struct Remindd: AsyncParsableCommand {
             Reads /etc/remindd/remindd.json (or --config / $REMINDD_CONFIG). Run by hand, with no
             configuration, it keeps its state in $XDG_STATE_HOME/remindd (or ./.remindd) and
             listens on $XDG_RUNTIME_DIR/remindd.sock (or ./remindd.sock).
+
+            remindd migrate copies the whole state to another storage (see remindd migrate --help).
             """,
-        version: DaemonRuntime.version)
+        version: DaemonRuntime.version,
+        subcommands: [MigrateCommand.self])
 
     @Option(name: .long, help: "The configuration file.")
     var config: String?

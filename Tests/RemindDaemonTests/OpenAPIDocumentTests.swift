@@ -24,7 +24,7 @@ struct OpenAPIDocumentTests {
         Route("/v1/stats", "GET"),
         Route("/v1/reload", "POST"), Route("/v1/config", "GET"), Route("/metrics", "GET"),
         Route("/v1/dead-letters", "GET"), Route("/v1/dead-letters/replay", "POST"), Route("/v1/whoami", "GET"),
-        Route("/ui/", "GET"),
+        Route("/ui/", "GET"), Route("/v1/users", "GET"),
     ]
 
     static let documentPath = URL(fileURLWithPath: #filePath)
@@ -88,7 +88,9 @@ struct OpenAPIDocumentTests {
                     }
                 }
                 for name in operation.queryParameters {
-                    requests.append((operation.exampleURI(query: [name: "0"]), operation.exampleBody))
+                    // `0` is a valid user ID, so `after` is given one that is not.
+                    let invalid = name == "after" ? ".." : "0"
+                    requests.append((operation.exampleURI(query: [name: invalid]), operation.exampleBody))
                 }
                 if operation.route.path.hasSuffix("/reports") {
                     requests.append((operation.exampleURI(), String(repeating: " ", count: 70_000)))

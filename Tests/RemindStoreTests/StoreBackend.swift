@@ -27,8 +27,10 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
         var parts = 1
 
         /// The backend's directory (or a crash copy of it) opened again.
-        func reopen(_ directory: String? = nil, policy: ReminderPolicy, now: Date) throws -> (any StateStore)? {
-            try fixture?.open(directory, parts: parts, policy: policy, now: now)
+        func reopen(
+            _ directory: String? = nil, policy: ReminderPolicy, sinks: [String] = ["file"], now: Date
+        ) throws -> (any StateStore)? {
+            try fixture?.open(directory, parts: parts, policy: policy, sinks: sinks, now: now)
         }
     }
 

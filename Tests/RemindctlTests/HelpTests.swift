@@ -16,7 +16,7 @@ struct HelpTests {
     @Test func subcommandHelpHasExamples() throws {
         let commands = [
             "status", "user", "explain", "history", "pending", "report", "forget", "reload", "dead-letters",
-            "dead-letters list", "dead-letters replay", "config check", "stats",
+            "dead-letters list", "dead-letters replay", "config check", "stats", "export",
         ]
         for command in commands {
             let result = try Remindctl.run(command.split(separator: " ").map(String.init) + ["--help"])
