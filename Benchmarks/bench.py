@@ -18,6 +18,8 @@ Environment (all optional):
   W8_USERS=20000, W8_FIRE=20000  W8: ingest and fire on PostgreSQL (1 and 2 instances) beside files
   W8_EPISODES=1000000  closed episodes for W8's GET /v1/stats on PostgreSQL;  W8_ONLY=ingest|fire|stats
   W8_PROFILE=1     W8's PostgreSQL loads pg_stat_statements and logs the costliest statements
+  W1c: bulk reports, W1C_CONNS=8 clients in batches of W1C_BATCH=1000 on files and PostgreSQL, and
+       `remindctl import` of W1C_IMPORT=1000000 new users (W=1c)
   W10: the console's first load in headless Chromium, /v1/status p99 under 10 refreshing consoles
   CONSOLE_PYTHON  the python with selenium for W10 (bench.sh passes the console tests' virtualenv)
   KEEP=1           keep the temp directory (for debugging)
@@ -38,7 +40,8 @@ BIN = os.path.abspath(sys.argv[1])
 LOADGEN = sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENV = os.environ
-WORKLOADS = {int(w) for w in ENV.get("W", "1,2,3,4,5").split(",") if w.strip()}
+# Workload numbers; `1c` (bulk reports) is named on its own.
+WORKLOADS = {w.strip() for w in ENV.get("W", "1,2,3,4,5").split(",") if w.strip()}
 USERS = int(ENV.get("USERS", 1_000_000))
 W1_USERS = int(ENV.get("W1_USERS", 100_000))
 SECONDS = int(ENV.get("DURATION", 10))
@@ -782,31 +785,34 @@ def table():
 def main():
     log(f"remindd from {BIN}; temp directory {TMP}")
     try:
-        if 1 in WORKLOADS:
+        if "1" in WORKLOADS:
             w1()
-        if WORKLOADS & {2, 3, 4}:
+        if "1c" in WORKLOADS:
+            import bulk_bench
+            bulk_bench.w1c(sys.modules[__name__])
+        if WORKLOADS & {"2", "3", "4"}:
             empty = Remindd("empty")
             empty.start()
             time.sleep(1)
             empty_rss = rss_bytes(empty.pid)
             empty.stop()
             state = seed_million()
-            if 3 in WORKLOADS:
+            if "3" in WORKLOADS:
                 w3(state, empty_rss)
-            if 4 in WORKLOADS:
+            if "4" in WORKLOADS:
                 w4(state)
-            if 2 in WORKLOADS:
+            if "2" in WORKLOADS:
                 w2(state)
-        if 5 in WORKLOADS:
+        if "5" in WORKLOADS:
             w5()
-        if 6 in WORKLOADS:
+        if "6" in WORKLOADS:
             w6()
-        if 7 in WORKLOADS:
+        if "7" in WORKLOADS:
             w7()
-        if 8 in WORKLOADS:
+        if "8" in WORKLOADS:
             import postgres_bench
             postgres_bench.w8(sys.modules[__name__])
-        if 10 in WORKLOADS:
+        if "10" in WORKLOADS:
             w10()
     except Exception as error:  # print what was measured before the failure
         notes.append(f"run failed: {error}")

@@ -5,6 +5,7 @@
 //   loadgen seed SOCKET CONNECTIONS USERS [PREFIX [BASE]]
 //   loadgen schedule SOCKET CONNECTIONS USERS FIRST_DUE_MS SPREAD_MS DELAY_S PREFIX
 //   loadgen watch FILE COUNT TIMEOUT_S [PREFIX]
+//   loadgen bulk SOCKET CONNECTIONS SECONDS USERS BATCH [PREFIX [BASE]]
 //
 // run: each connection posts reports to /v1/users/<PREFIX><N>/reports for the users it owns
 // (N % CONNECTIONS == connection), so it knows each user's current state. CHANGE_PERCENT of the
@@ -17,6 +18,11 @@
 // watch: follows a file sink (inotify) and, for each reminder line, subtracts its dueAt from
 // the wall-clock time the line appeared (only users whose ID starts with PREFIX); stops after
 // COUNT reminders or TIMEOUT_S seconds, and prints p50/p99/max/min lateness in ms.
+//
+// bulk: each connection posts batches of BATCH NDJSON lines to /v1/reports, each line a change
+// (the location flips) of the next of the users it owns, as `run` with CHANGE_PERCENT 100 does
+// one at a time. A line counts when its answer line says status 200; `rate` is lines per
+// second, `requests` the lines, and the latencies are each batch's.
 //
 // Prints one line of `key value` pairs: requests, errors, rate (per s), p50, p99, max (ms).
 // C, not Python: the client must not be the bottleneck.
@@ -34,17 +40,17 @@
 #include <time.h>
 #include <unistd.h>
 
-enum mode { RUN, SEED, SCHEDULE };
+enum mode { RUN, SEED, SCHEDULE, BULK };
 
 static enum mode mode;
 static const char *socket_path, *prefix = "u", *base = "whileInUse";
-static int connections, seconds, users, change_percent, delay_seconds;
+static int connections, seconds, users, change_percent, delay_seconds, batch;
 static long long first_due_ms, spread_ms;
 static volatile int stop;
 
 typedef struct {
     int id;
-    long done, errors;
+    long done, errors, lines;
     double *latencies;
     long capacity;
 } worker_t;
@@ -137,8 +143,100 @@ static int post(int *fd, worker_t *worker, long user, const char *location, cons
     return 0;
 }
 
+// Reads one response of any size into *buffer (grown as needed); returns the status or -1
+// and sets *body to the start of the body.
+static int read_large_response(int fd, char **buffer, size_t *capacity, char **body, long *body_length) {
+    size_t used = 0;
+    for (;;) {
+        if (used + 65536 + 1 > *capacity) {
+            *capacity = (*capacity + 65536) * 2;
+            *buffer = realloc(*buffer, *capacity);
+        }
+        ssize_t n = recv(fd, *buffer + used, *capacity - used - 1, 0);
+        if (n <= 0) return -1;
+        used += n;
+        (*buffer)[used] = 0;
+        char *end = strstr(*buffer, "\r\n\r\n");
+        if (!end) continue;
+        char *length = strcasestr(*buffer, "content-length:");
+        long expected = length ? atol(length + 15) : 0;
+        if ((long)(used - (end + 4 - *buffer)) >= expected) {
+            *body = end + 4;
+            *body_length = expected;
+            return atoi(*buffer + 9);
+        }
+    }
+}
+
+// Counts the answer lines that say the line was stored.
+static long count_stored(const char *body, long length) {
+    long stored = 0;
+    const char *cursor = body, *limit = body + length;
+    while (cursor < limit && (cursor = strstr(cursor, "\"status\":200"))) {
+        stored++;
+        cursor += 13;
+    }
+    return stored;
+}
+
+// bulk: batches of changes, each line flipping one owned user.
+static void bulk(worker_t *worker, long owned) {
+    int fd = connect_socket();
+    unsigned char *changed = calloc(owned, 1);
+    size_t line_room = 160;
+    char *payload = malloc((size_t)batch * line_room + 1);
+    size_t request_capacity = (size_t)batch * line_room + 512, response_capacity = 1 << 20;
+    char *request = malloc(request_capacity);
+    char *response = malloc(response_capacity);
+    long next = 0;
+    while (!stop) {
+        size_t length = 0;
+        for (int i = 0; i < batch; i++) {
+            long k = next++ % owned;
+            changed[k] ^= 1;
+            length += snprintf(payload + length, line_room,
+                               "{\"userID\":\"%s%ld\",\"location\":\"%s\",\"notifications\":\"authorized\"}\n",
+                               prefix, worker->id + k * connections, changed[k] ? other(base) : base);
+        }
+        int head = snprintf(request, 512,
+                            "POST /v1/reports HTTP/1.1\r\nHost: localhost\r\n"
+                            "Content-Type: application/x-ndjson\r\nContent-Length: %zu\r\n\r\n",
+                            length);
+        memcpy(request + head, payload, length);
+        double started = now();
+        char *body = NULL;
+        long body_length = 0;
+        int status = -1;
+        if (send(fd, request, head + length, MSG_NOSIGNAL) == (ssize_t)(head + length))
+            status = read_large_response(fd, &response, &response_capacity, &body, &body_length);
+        long stored = status == 200 ? count_stored(body, body_length) : 0;
+        if (status < 0) {
+            close(fd);
+            fd = connect_socket();
+        }
+        worker->errors += batch - stored;
+        if (worker->done == worker->capacity) {
+            worker->capacity *= 2;
+            worker->latencies = realloc(worker->latencies, worker->capacity * sizeof(double));
+        }
+        // One latency per batch; the lines stored are counted apart (`lines`).
+        worker->latencies[worker->done++] = now() - started;
+        worker->lines += stored;
+    }
+    close(fd);
+    free(changed);
+    free(payload);
+    free(request);
+    free(response);
+}
+
 static void *work(void *argument) {
     worker_t *worker = argument;
+    if (mode == BULK) {
+        long owned = users > worker->id ? (users - 1 - worker->id) / connections + 1 : 0;
+        if (owned > 0) bulk(worker, owned);
+        return NULL;
+    }
     int fd = connect_socket();
     // The users this connection owns: id, id + connections, …
     long owned = users > worker->id ? (users - 1 - worker->id) / connections + 1 : 0;
@@ -185,17 +283,30 @@ static int load(void) {
         workers[i].latencies = malloc(workers[i].capacity * sizeof(double));
         pthread_create(&threads[i], NULL, work, &workers[i]);
     }
-    if (mode == RUN) {
+    if (mode == RUN || mode == BULK) {
         sleep(seconds);
         stop = 1;
     }
-    long total = 0, errors = 0;
+    long total = 0, errors = 0, lines = 0;
     for (int i = 0; i < connections; i++) {
         pthread_join(threads[i], NULL);
         total += workers[i].done;
         errors += workers[i].errors;
+        lines += workers[i].lines;
     }
     double elapsed = now() - started;
+    if (mode == BULK) {
+        // The rate is of lines; the latencies are of batches.
+        double *all = malloc((total + 1) * sizeof(double));
+        long k = 0;
+        for (int i = 0; i < connections; i++)
+            for (long j = 0; j < workers[i].done; j++) all[k++] = workers[i].latencies[j];
+        qsort(all, total, sizeof(double), compare);
+        printf("requests %ld batches %ld errors %ld rate %.0f p50 %.3f p99 %.3f max %.3f\n", lines, total, errors,
+               elapsed > 0 ? lines / elapsed : 0, total ? all[total / 2] * 1000 : 0,
+               total ? all[(long)(total * 0.99)] * 1000 : 0, total ? all[total - 1] * 1000 : 0);
+        return 0;
+    }
     double *all = malloc((total + 1) * sizeof(double));
     long k = 0;
     for (int i = 0; i < connections; i++)
@@ -270,7 +381,8 @@ static int usage(void) {
             "usage: loadgen run SOCKET CONNECTIONS SECONDS USERS CHANGE_PERCENT [PREFIX [BASE]]\n"
             "       loadgen seed SOCKET CONNECTIONS USERS [PREFIX [BASE]]\n"
             "       loadgen schedule SOCKET CONNECTIONS USERS FIRST_DUE_MS SPREAD_MS DELAY_S PREFIX\n"
-            "       loadgen watch FILE COUNT TIMEOUT_S [PREFIX]\n");
+            "       loadgen watch FILE COUNT TIMEOUT_S [PREFIX]\n"
+            "       loadgen bulk SOCKET CONNECTIONS SECONDS USERS BATCH [PREFIX [BASE]]\n");
     return 2;
 }
 
@@ -298,6 +410,15 @@ int main(int argc, char **argv) {
         change_percent = atoi(argv[5]);
         if (argc > 6) prefix = argv[6];
         if (argc > 7) base = argv[7];
+    } else if (strcmp(command, "bulk") == 0 && argc >= 6 && argc <= 8) {
+        mode = BULK;
+        connections = atoi(argv[2]);
+        seconds = atoi(argv[3]);
+        users = atoi(argv[4]);
+        batch = atoi(argv[5]);
+        if (argc > 6) prefix = argv[6];
+        if (argc > 7) base = argv[7];
+        if (batch < 1) return usage();
     } else if (strcmp(command, "seed") == 0 && argc >= 4 && argc <= 6) {
         mode = SEED;
         connections = atoi(argv[2]);

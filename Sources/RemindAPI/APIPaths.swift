@@ -12,6 +12,13 @@ public enum APIPaths {
     public static let metrics = "/metrics"
     /// The largest request body accepted (413 beyond).
     public static let maximumBodySize = 64 * 1024
+    /// Many reports at once, one JSON object a line (`ndjson`).
+    public static let bulkReports = "/v1/reports"
+    /// The largest bulk request body and the most reports in one (413 beyond either).
+    public static let maximumBulkBodySize = 16 * 1024 * 1024
+    public static let maximumBulkLines = 10_000
+    /// Newline-delimited JSON: the bulk route's request and answer.
+    public static let ndjsonMediaType = "application/x-ndjson"
 
     public static func user(_ id: String) -> String { "\(users)/\(percentEncode(id))" }
     public static func reports(_ id: String) -> String { "\(user(id))/reports" }

@@ -110,6 +110,21 @@ public struct DaemonClient: Sendable {
         try checkStatus(reply)
     }
 
+    /// Stores many reports at once (`POST /v1/reports`): `ndjson` holds one report a line, each
+    /// with its `userID`, every line ending in a newline. One answer per non-empty line, in order.
+    public func reportBatch(_ ndjson: [UInt8]) throws(DaemonClientError) -> Answer<[BulkReportAnswer]> {
+        let path = APIPaths.bulkReports
+        let reply = try send("POST", path, body: ndjson, headers: ["Content-Type": APIPaths.ndjsonMediaType])
+        do throws(ValidationError) {
+            let answers = try NDJSONLines.split(reply.body).map { line throws(ValidationError) in
+                try BulkReportAnswer(json: line)
+            }
+            return Answer(value: answers, status: reply.status, body: reply.body)
+        } catch {
+            throw unexpected("POST", path, error.description)
+        }
+    }
+
     private func exchange<Value>(
         _ method: String, _ path: String, body: [UInt8]? = nil,
         decode: (JSONValue) throws(ValidationError) -> Value
@@ -134,10 +149,12 @@ public struct DaemonClient: Sendable {
     }
 
     /// Sends the request and turns every non-2xx status into a `.problem` error.
-    private func send(_ method: String, _ path: String, body: [UInt8]?) throws(DaemonClientError) -> HTTPReply {
+    private func send(
+        _ method: String, _ path: String, body: [UInt8]?, headers: [String: String] = [:]
+    ) throws(DaemonClientError) -> HTTPReply {
         let reply: HTTPReply
         do {
-            reply = try http.send(method, path, body: body)
+            reply = try http.send(method, path, body: body, headers: headers)
         } catch {
             let kind: DaemonClientError.Kind = error.kind == .unreachable ? .unreachable : .protocolError
             throw DaemonClientError(kind: kind, socketPath: socketPath, message: error.message)

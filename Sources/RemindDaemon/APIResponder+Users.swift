@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import RemindAPI
 import RemindCore
+import RemindStore
 import Systemd
 
 extension APIResponder {
@@ -24,6 +25,15 @@ extension APIResponder {
         _ report: PermissionReport, for userID: UserID, receivedAt: Date, runtime: DaemonRuntime
     ) async throws -> [UInt8]? {
         let stored = try await runtime.store.storeReport(report, for: userID, receivedAt: receivedAt)
+        return await answer(stored, userID: userID, runtime: runtime, policy: nil)
+    }
+
+    /// What follows a stored report, alone or in a batch: the metrics, a journal line per
+    /// episode transition, and the user's encoded status (the one the store rendered, else
+    /// encoded with `policy`, fetched when nil).
+    static func answer(
+        _ stored: StoredReport, userID: UserID, runtime: DaemonRuntime, policy: ReminderPolicy?
+    ) async -> [UInt8]? {
         let outcome = stored.outcome
         runtime.metrics.recordReport(changed: outcome.changed)
         let opened = outcome.transitions.contains { if case .opened = $0 { true } else { false } }
@@ -33,7 +43,9 @@ extension APIResponder {
         }
         log(outcome.transitions, userID: userID, logger: runtime.logger)
         if let rendered = stored.renderedStatus { return rendered }
-        let policy = await runtime.store.policy
+        var policy = policy
+        if policy == nil { policy = await runtime.store.policy }
+        guard let policy else { return nil }
         return UserStatus(record: outcome.record, policy: policy, daemonStartedAt: runtime.store.daemonStartedAt)?
             .jsonBytes
     }

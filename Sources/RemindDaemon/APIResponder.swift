@@ -18,6 +18,8 @@ public struct APIResponder: HTTPResponder {
     let access: AccessPolicy
     /// The report endpoint of this responder's runtime, for the route and the fast path.
     let reports: ReportEndpoint
+    /// `POST /v1/reports`, built on `reports`.
+    let bulkReports: BulkReportEndpoint
 
     public init(runtime: DaemonRuntime, access: AccessPolicy) {
         self.runtime = runtime
@@ -28,6 +30,11 @@ public struct APIResponder: HTTPResponder {
                 try await Self.store(report, for: userID, receivedAt: receivedAt, runtime: runtime)
             },
             noteFailure: { runtime.noteStoreFailure($0) })
+        bulkReports = BulkReportEndpoint(
+            reports: reports,
+            storeBatch: { accepted, receivedAt in
+                try await Self.storeBatch(accepted, receivedAt: receivedAt, runtime: runtime)
+            })
     }
 
     public func respond(to request: Request, context: Context) async throws -> Response {
@@ -75,6 +82,9 @@ public struct APIResponder: HTTPResponder {
             case (_, "history"), (_, "explain"): return methodNotAllowed(request, allowed: "GET")
             default: break
             }
+        case ("v1", "reports") where segments.count == 2:
+            guard request.method == .post else { return methodNotAllowed(request, allowed: "POST") }
+            return try await postBulkReports(request)
         case ("v1", "reminders") where segments.count == 2:
             guard request.method == .get else { return methodNotAllowed(request, allowed: "GET") }
             return try await getReminders(request)
@@ -127,19 +137,18 @@ public struct APIResponder: HTTPResponder {
         case failure(Response)
     }
 
-    /// Reads the body, at most 64 KiB; a 413 response when larger.
-    func body(of request: Request) async throws -> Body {
+    /// Reads the body, at most `limit` bytes (64 KiB unless told); a 413 response when larger.
+    func body(of request: Request, limit: Int = APIPaths.maximumBodySize) async throws -> Body {
         // Made only when needed: every report passes here.
         func tooLarge() -> Response {
-            HTTPResponses.problem(
-                413, "Payload too large", "the body must be at most \(APIPaths.maximumBodySize) bytes")
+            HTTPResponses.problem(413, "Payload too large", "the body must be at most \(limit) bytes")
         }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > APIPaths.maximumBodySize {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             return .failure(tooLarge())
         }
         var request = request
         do {
-            return .success(try await request.collectBody(upTo: APIPaths.maximumBodySize))
+            return .success(try await request.collectBody(upTo: limit))
         } catch is NIOTooManyBytesError {
             return .failure(tooLarge())
         }

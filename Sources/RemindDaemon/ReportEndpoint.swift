@@ -30,11 +30,9 @@ struct ReportEndpoint: Sendable {
     /// The first step, on any thread: decodes `body` and answers a repeat.
     func decide(body: some Collection<UInt8>, of userID: UserID, receivedAt: Date) -> Decision {
         let report: PermissionReport
-        do {
-            report = try PermissionReport(json: body, receivedAt: receivedAt)
-        } catch {
-            metrics.recordRejectedReport()
-            return .answer(.problem(HTTPResponses.badRequestProblem(error)))
+        switch validate({ () throws(ValidationError) in try PermissionReport(json: body, receivedAt: receivedAt) }) {
+        case .success(let valid): report = valid
+        case .failure(let problem): return .answer(.problem(problem))
         }
         if let status = repeats?.answerRepeat(report, of: userID, receivedAt: receivedAt) {
             metrics.recordReport(changed: false)
@@ -43,17 +41,41 @@ struct ReportEndpoint: Sendable {
         return .store(report)
     }
 
+    /// A report read by `read`, or the 400 that refuses it (counted as a rejected report):
+    /// every report, alone or a line of a bulk request, is validated through here.
+    func validate<T>(_ read: () throws(ValidationError) -> T) -> Result<T, Problem> {
+        do {
+            return .success(try read())
+        } catch {
+            return .failure(refuse(error))
+        }
+    }
+
+    /// The 400 refusing a report, counted as a rejected report.
+    func refuse(_ error: ValidationError) -> Problem {
+        metrics.recordRejectedReport()
+        return HTTPResponses.badRequestProblem(error)
+    }
+
     /// The second step: stores a change and answers it, whatever happened.
     func store(_ report: PermissionReport, of userID: UserID, receivedAt: Date) async -> ReportAnswer {
         do {
             guard let status = try await storeChange(report, userID, receivedAt) else { return .noState }
             return .userStatus(status)
-        } catch let error as StoreError {
+        } catch {
+            return answer(storeError: error)
+        }
+    }
+
+    /// The answer to a report the store did not take.
+    func answer(storeError error: any Error) -> ReportAnswer {
+        switch error {
+        case let error as StoreError:
             noteFailure(error)
             return .storeFailure(error)
-        } catch let error as ValidationError {
+        case let error as ValidationError:
             return .problem(HTTPResponses.badRequestProblem(error))
-        } catch {
+        default:
             noteFailure(error)
             return .problem(Problem(status: 500, title: "Internal error", detail: "\(error)"))
         }

@@ -7,7 +7,8 @@ import RemindStore
 struct PendingUpdate: Sendable {
     var userID: UserID
     var change: @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome
-    var continuation: CheckedContinuation<StoredReport, any Error>
+    /// Called once, after the change's transaction, with what it stored or why not.
+    var answer: @Sendable (Result<StoredReport, any Error>) -> Void
 }
 
 /// Reports group-committed: the changes that arrive while a transaction is in flight go into
@@ -22,13 +23,33 @@ extension PostgresStateStore {
         _ userID: UserID, _ change: @escaping @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome
     ) async throws -> StoredReport {
         try await withCheckedThrowingContinuation { continuation in
-            let lead = state.withLock { state -> Bool in
-                state.updates.append(PendingUpdate(userID: userID, change: change, continuation: continuation))
-                defer { state.updating = true }
-                return !state.updating
-            }
-            if lead { Task { await self.flushUpdates() } }
+            enqueue([PendingUpdate(userID: userID, change: change, answer: { continuation.resume(with: $0) })])
         }
+    }
+
+    /// The batch's changes join the queue together, in order, so they go into the next
+    /// transactions (up to `maximumUpdateBatch` changes each) one after another. Throws when
+    /// the database was unavailable for any of them: the request is refused as a whole.
+    public func update(batch changes: [UserChange]) async throws -> [Result<StoredReport, any Error>] {
+        guard !changes.isEmpty else { return [] }
+        let results = await withCheckedContinuation { continuation in
+            let answers = BatchAnswers(count: changes.count, continuation)
+            enqueue(
+                changes.enumerated().map { index, change in
+                    PendingUpdate(userID: change.userID, change: change.change, answer: { answers.set(index, $0) })
+                })
+        }
+        for case .failure(let error as StoreError) in results where error.isUnavailable { throw error }
+        return results
+    }
+
+    private func enqueue(_ updates: [PendingUpdate]) {
+        let lead = state.withLock { state -> Bool in
+            state.updates += updates
+            defer { state.updating = true }
+            return !state.updating
+        }
+        if lead { Task { await self.flushUpdates() } }
     }
 
     /// Commits the waiting changes, a batch a transaction, until none wait.
@@ -46,20 +67,20 @@ extension PostgresStateStore {
             guard let batch else { return }
             do {
                 let stored = try await commit(batch)
-                for (update, answer) in zip(batch, stored) { update.continuation.resume(returning: answer) }
+                for (update, answer) in zip(batch, stored) { update.answer(.success(answer)) }
             } catch let error as StoreError where !error.isUnavailable && batch.count > 1 {
                 // The server refused a statement: one row may be at fault (a document it will not
                 // take), so each change goes again on its own and refuses only itself.
                 logger.warning("a batch of \(batch.count) reports was refused (\(error)); storing them one by one")
                 for update in batch {
                     do {
-                        update.continuation.resume(returning: try await commit([update])[0])
+                        update.answer(.success(try await commit([update])[0]))
                     } catch {
-                        update.continuation.resume(throwing: error)
+                        update.answer(.failure(error))
                     }
                 }
             } catch {
-                for update in batch { update.continuation.resume(throwing: error) }
+                for update in batch { update.answer(.failure(error)) }
             }
         }
     }

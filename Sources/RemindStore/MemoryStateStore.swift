@@ -46,6 +46,11 @@ public actor MemoryStateStore: StateStore {
         return StoredReport(outcome: outcome)
     }
 
+    /// The reference reading: each change as `update`, in order. Nothing can fail.
+    public func update(batch changes: [UserChange]) -> [Result<StoredReport, any Error>] {
+        changes.map { .success(update($0.userID, $0.change)) }
+    }
+
     public func record(_ userID: UserID) -> UserRecord? { records[userID] }
 
     /// Sorts every ID for every page: the plain statement of the order, not a fast one.

@@ -129,6 +129,25 @@ public final class PartitionedStateStore: StateStore {
         try await part(of: userID).update(userID, change)
     }
 
+    /// Each part takes its users' changes as one batch of its own, all parts at once; a user's
+    /// changes are all in one part, so their order holds. Parts commit independently: when one
+    /// fails, what the others committed stays (the caller acknowledges none of it).
+    public func update(batch changes: [UserChange]) async throws -> [Result<StoredReport, any Error>] {
+        var byPart = [[Int]](repeating: [], count: parts.count)
+        for (position, change) in changes.enumerated() {
+            byPart[PartLayout.index(of: change.userID, parts: parts.count)].append(position)
+        }
+        let positions = byPart
+        let perPart = try await onEveryPart { index, part in
+            positions[index].isEmpty ? [] : try await part.update(batch: positions[index].map { changes[$0] })
+        }
+        var results = [Result<StoredReport, any Error>?](repeating: nil, count: changes.count)
+        for (index, partResults) in perPart.enumerated() {
+            for (position, result) in zip(positions[index], partResults) { results[position] = result }
+        }
+        return results.map { $0! }
+    }
+
     public func record(_ userID: UserID) async throws -> UserRecord? {
         try await part(of: userID).record(userID)
     }

@@ -10,9 +10,26 @@ extension UserStore {
     public func storeReport(
         _ report: PermissionReport, for userID: UserID, receivedAt: Date
     ) async throws -> StoredReport {
-        try await update(userID) { record, policy in
-            policy.apply(report, to: record, userID: userID, receivedAt: receivedAt)
-        }
+        try await update(userID, Self.reportChange(report, for: userID, receivedAt: receivedAt))
+    }
+
+    /// Stores validated reports as one batch (`update(batch:)`): each exactly as `storeReport`
+    /// stores it, a user's in their order, all durable before it returns. One result per
+    /// report, in order; throws when storage failed (nothing of the batch acknowledged).
+    public func storeReports(
+        _ reports: [(report: PermissionReport, userID: UserID)], receivedAt: Date
+    ) async throws -> [Result<StoredReport, any Error>] {
+        try await update(
+            batch: reports.map {
+                UserChange($0.userID, Self.reportChange($0.report, for: $0.userID, receivedAt: receivedAt))
+            })
+    }
+
+    /// The change a report makes: the policy's fold, the same for one report and a batch.
+    private static func reportChange(
+        _ report: PermissionReport, for userID: UserID, receivedAt: Date
+    ) -> @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome {
+        { record, policy in policy.apply(report, to: record, userID: userID, receivedAt: receivedAt) }
     }
 
     /// Fires what is due at `now` for up to `limit` users (in passes of 1,024 by default).

@@ -53,6 +53,24 @@ public protocol UserStore: Sendable {
     func update(
         _ userID: UserID, _ change: @escaping @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome
     ) async throws -> StoredReport
+    /// Runs each change of `changes` as `update` would, and makes them durable together: the
+    /// bulk report route's one transaction (or one group commit) for many reports.
+    ///
+    /// Implementation requirements, besides `update`'s:
+    /// - **In order.** Each change runs exactly once; the changes of one user run in the
+    ///   batch's order, each on the record the one before it left, with no other change of
+    ///   that user between them where the backend can promise it (one transaction).
+    /// - **Durable together.** It returns once every outcome is durable, with one result per
+    ///   change, in the batch's order; a backend commits the batch at once where it can (one
+    ///   log append and `fdatasync` per part on files; transactions of up to a thousand
+    ///   changes on PostgreSQL).
+    /// - **Failure.** When storage fails (disk full, database down) it throws, and nothing of
+    ///   the batch was acknowledged: on one log nothing of it is applied; a divided store or a
+    ///   batch larger than one transaction may keep what a part or an earlier transaction
+    ///   committed, as a report whose answer was lost. A change the backend refuses on its own
+    ///   (a row the database will not take) fails alone: its result is the error, the other
+    ///   changes are applied.
+    func update(batch changes: [UserChange]) async throws -> [Result<StoredReport, any Error>]
     /// What answers repeated reports synchronously on any thread, when the backend keeps them
     /// in memory (nil by default: every report is an `update`).
     var repeatAnswering: (any RepeatAnswering)? { get }
@@ -91,5 +109,17 @@ public struct StoredReport: Sendable {
     public init(outcome: ReportOutcome, renderedStatus: [UInt8]? = nil) {
         self.outcome = outcome
         self.renderedStatus = renderedStatus
+    }
+}
+
+/// One change of a batch (`UserStore.update(batch:)`): the user and the function `update`
+/// would run on their record.
+public struct UserChange: Sendable {
+    public var userID: UserID
+    public var change: @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome
+
+    public init(_ userID: UserID, _ change: @escaping @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome) {
+        self.userID = userID
+        self.change = change
     }
 }

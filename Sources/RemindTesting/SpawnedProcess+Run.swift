@@ -21,8 +21,8 @@ extension SpawnedProcess {
     /// files, which cannot fill up and block the child the way an unread pipe can; with
     /// `errorIntoOutput` standard error goes into the same file as standard output. Standard
     /// input is `input`, else the descriptor `standardInput`, else `/dev/null`; the descriptor
-    /// `standardOutput` (a terminal) replaces the captured output. A command still running
-    /// after `timeout` is stopped (SIGTERM, then SIGKILL).
+    /// `standardOutput` (a terminal) replaces the captured output, `standardError` likewise. A
+    /// command still running after `timeout` is stopped (SIGTERM, then SIGKILL).
     ///
     /// Safe from async tests: not `Process`, whose `waitUntilExit` on Linux learns of the exit
     /// through work on Dispatch's global queue, whose threads are the cooperative pool's: two
@@ -31,7 +31,7 @@ extension SpawnedProcess {
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = commandEnvironment,
         input: String? = nil, standardInput: Int32? = nil, standardOutput: Int32? = nil,
-        errorIntoOutput: Bool = false, timeout: Duration = .seconds(600)
+        standardError: Int32? = nil, errorIntoOutput: Bool = false, timeout: Duration = .seconds(600)
     ) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("remindd-run-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -52,7 +52,7 @@ extension SpawnedProcess {
         let process = try SpawnedProcess(
             executable: executable, arguments: arguments, environment: environment,
             standardInput: inputPath == nil ? standardInput ?? inputFD : inputFD,
-            standardOutput: standardOutput ?? output, standardError: error)
+            standardOutput: standardOutput ?? output, standardError: standardError ?? error)
         let status = process.wait(timeout: timeout) ?? process.stop()
         return Result(
             status: status, standardOutput: try String(contentsOfFile: outputPath, encoding: .utf8),

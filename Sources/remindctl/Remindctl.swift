@@ -32,7 +32,7 @@ struct Remindctl: ParsableCommand {
         subcommands: [
             StatusCommand.self, UserCommand.self, ExplainCommand.self, HistoryCommand.self, PendingCommand.self,
             ReportCommand.self, ForgetCommand.self, ReloadCommand.self, DeadLettersCommand.self, ConfigCommand.self,
-            StatsCommand.self, ExportCommand.self,
+            StatsCommand.self, ExportCommand.self, ImportCommand.self,
         ])
 
     @OptionGroup(title: "Global Options")

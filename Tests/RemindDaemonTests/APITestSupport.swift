@@ -281,3 +281,12 @@ enum Python {
         (try? run("import \(module)", arguments: []).status) == 0
     }
 }
+
+extension TestClientProtocol {
+    /// `POST /v1/reports` with an NDJSON body.
+    func postNDJSON(_ body: String) async throws -> TestResponse {
+        try await execute(
+            uri: "/v1/reports", method: .post, headers: [.contentType: "application/x-ndjson"],
+            body: ByteBuffer(string: body))
+    }
+}

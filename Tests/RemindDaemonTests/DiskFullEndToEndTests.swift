@@ -57,6 +57,13 @@ struct DiskFullEndToEndTests {
             #expect(reply.headers["retry-after"] != nil)
         }
         #expect(refused >= 30)
+        // A bulk request is refused whole, like a single report.
+        let bulk = users.map { #"{"userID":"\#($0)","location":"allowOnce"}"# + "\n" }.joined()
+        let bulkReply = try daemon.client.send(
+            "POST", "/v1/reports", body: Array(bulk.utf8), headers: ["Content-Type": "application/x-ndjson"])
+        #expect(bulkReply.status == 503)
+        #expect(bulkReply.headers["retry-after"] != nil)
+        #expect(!(try daemon.client.send("GET", "/v1/users/\(users[0])").text.contains("allowOnce")))
         // Reads keep working and show exactly what was acknowledged.
         for (index, user) in users.enumerated() {
             let reply = try daemon.client.send("GET", "/v1/users/\(user)")

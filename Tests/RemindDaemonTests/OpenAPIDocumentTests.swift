@@ -24,7 +24,7 @@ struct OpenAPIDocumentTests {
         Route("/v1/stats", "GET"),
         Route("/v1/reload", "POST"), Route("/v1/config", "GET"), Route("/metrics", "GET"),
         Route("/v1/dead-letters", "GET"), Route("/v1/dead-letters/replay", "POST"), Route("/v1/whoami", "GET"),
-        Route("/ui/", "GET"), Route("/v1/users", "GET"),
+        Route("/ui/", "GET"), Route("/v1/users", "GET"), Route("/v1/reports", "POST"),
     ]
 
     static let documentPath = URL(fileURLWithPath: #filePath)
@@ -61,7 +61,7 @@ struct OpenAPIDocumentTests {
             for operation in ordered {
                 let response = try await client.execute(
                     uri: operation.exampleURI(), method: HTTPRequest.Method(operation.route.method)!,
-                    headers: operation.exampleBody == nil ? [:] : [.contentType: "application/json"],
+                    headers: operation.exampleBody == nil ? [:] : [.contentType: operation.exampleMediaType],
                     body: operation.exampleBody.map { ByteBuffer(string: $0) })
                 observations.append(Observation(operation, response))
                 #expect(response.status.code / 100 == 2, "\(operation.route): \(response.text)")
@@ -73,7 +73,7 @@ struct OpenAPIDocumentTests {
 
     /// The error statuses a test can provoke are documented for each operation that gives them:
     /// 400 for a malformed user ID or query parameter, 404 for an unknown user, 413 for a large
-    /// report, 422 for an invalid reload.
+    /// report, 415 for bulk reports that are not NDJSON, 422 for an invalid reload.
     @Test func errorStatusesAreDocumented() async throws {
         let document = try OpenAPIDocument.load(Self.documentPath)
         let observations = try await withAPI { api, client in
@@ -92,8 +92,17 @@ struct OpenAPIDocumentTests {
                     let invalid = name == "after" ? ".." : "0"
                     requests.append((operation.exampleURI(query: [name: invalid]), operation.exampleBody))
                 }
-                if operation.route.path.hasSuffix("/reports") {
+                var mediaType: String?
+                if operation.route.path.hasSuffix("{userID}/reports") {
                     requests.append((operation.exampleURI(), String(repeating: " ", count: 70_000)))
+                }
+                if operation.route.path == "/v1/reports" {
+                    // Without a media type: 415; then NDJSON over 16 MiB: 413.
+                    let response = try await client.execute(
+                        uri: operation.exampleURI(), method: .post, body: ByteBuffer(string: "{}\n"))
+                    observations.append(Observation(operation, response))
+                    mediaType = operation.exampleMediaType
+                    requests.append((operation.exampleURI(), String(repeating: "\n", count: 16 * 1024 * 1024 + 1)))
                 }
                 if operation.route.path == "/v1/reload" {
                     requests.append((operation.exampleURI(), nil))
@@ -101,6 +110,7 @@ struct OpenAPIDocumentTests {
                 for (uri, body) in requests {
                     let response = try await client.execute(
                         uri: uri, method: HTTPRequest.Method(operation.route.method)!,
+                        headers: mediaType.map { [.contentType: $0] } ?? [:],
                         body: body.map { ByteBuffer(string: $0) })
                     #expect(response.status.code >= 400, "\(operation.route) \(uri): \(response.status)")
                     observations.append(Observation(operation, response))
@@ -109,7 +119,7 @@ struct OpenAPIDocumentTests {
             return observations
         }
         let statuses = Set(observations.map(\.status))
-        #expect(statuses == [400, 404, 413, 422])
+        #expect(statuses == [400, 404, 413, 415, 422])
         try expectDocumented(observations, in: document)
     }
 
@@ -197,6 +207,8 @@ struct OpenAPIDocument: Sendable {
         var pathExamples: [String: String]
         var queryExamples: [String: String]
         var exampleBody: String?
+        /// The media type of `exampleBody`: JSON, or NDJSON for the bulk route.
+        var exampleMediaType = "application/json"
 
         var queryParameters: [String] { queryExamples.keys.sorted() }
 
@@ -275,13 +287,21 @@ struct OpenAPIDocument: Sendable {
                     }
                 }
                 var exampleBody: String?
+                var exampleMediaType = "application/json"
                 if operation["requestBody"] != nil,
-                    case .object(let content)? = try resolve(operation["requestBody"])["content"],
-                    let example = try resolve(content["application/json"])["example"]
+                    case .object(let content)? = try resolve(operation["requestBody"])["content"]
                 {
-                    var writer = JSONWriter()
-                    writer.value(example)
-                    exampleBody = writer.string
+                    if let json = content["application/json"], let example = try resolve(json)["example"] {
+                        var writer = JSONWriter()
+                        writer.value(example)
+                        exampleBody = writer.string
+                    } else if let ndjson = content["application/x-ndjson"],
+                        case .string(let example)? = try resolve(ndjson)["example"]
+                    {
+                        // NDJSON's example is the body's text as it is.
+                        exampleBody = example
+                        exampleMediaType = "application/x-ndjson"
+                    }
                 }
                 var responses: [String: [String]] = [:]
                 for (status, response) in try resolve(operation["responses"]).members {
@@ -292,7 +312,7 @@ struct OpenAPIDocument: Sendable {
                 operations.append(
                     Operation(
                         route: Route(template, method.uppercased()), responses: responses, pathExamples: pathExamples,
-                        queryExamples: queryExamples, exampleBody: exampleBody))
+                        queryExamples: queryExamples, exampleBody: exampleBody, exampleMediaType: exampleMediaType))
             }
         }
         let components = try resolve(root["components"])
@@ -340,11 +360,16 @@ struct OpenAPIDocument: Sendable {
                 if not content or 'schema' not in content:
                     continue
                 schema = dict(content['schema'], components=spec['components'])
-                instance = json.loads(o['body']) if media.endswith('json') else o['body']
+                # NDJSON: the schema is each line's.
+                if media == 'application/x-ndjson':
+                    instances = [json.loads(line) for line in o['body'].split('\n') if line.strip()]
+                else:
+                    instances = [json.loads(o['body']) if media.endswith('json') else o['body']]
                 checker = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
-                for error in checker.iter_errors(instance):
-                    where = '/'.join(str(p) for p in error.absolute_path)
-                    failures.append(f"{o['method'].upper()} {o['path']} {o['status']}: {error.message} at /{where}")
+                for instance in instances:
+                    for error in checker.iter_errors(instance):
+                        where = '/'.join(str(p) for p in error.absolute_path)
+                        failures.append(f"{o['method'].upper()} {o['path']} {o['status']}: {error.message} at /{where}")
             json.dump(failures, sys.stdout)
             """, arguments: [path, input])
         guard result.status == 0, case .array(let failures) = try JSONParser.parse(result.stdout) else {

@@ -63,6 +63,21 @@ struct DiskFullTests {
         }
         #expect(refused >= 30)
 
+        // A batch is refused whole: none of its users, new or known, changes.
+        let batchAt = start.addingTimeInterval(50)
+        let location: LocationAuthorization = current?.permissions?.location == .always ? .denied : .always
+        await #expect(throws: StoreError.self) {
+            try await store.storeReports(
+                [
+                    (PermissionReport(location: .whileInUse, observedAt: batchAt), Fixtures.userID("new-1")),
+                    (PermissionReport(location: location, observedAt: batchAt), kept),
+                    (PermissionReport(location: .denied, observedAt: batchAt), Fixtures.userID("new-2")),
+                ], receivedAt: batchAt)
+        }
+        #expect(try await store.record(kept) == current)
+        #expect(try await store.record(Fixtures.userID("new-1")) == nil)
+        #expect(try await store.record(Fixtures.userID("new-2")) == nil)
+
         unlink(filler)
         let later = start.addingTimeInterval(100)
         let outcome = try await store.storeReport(

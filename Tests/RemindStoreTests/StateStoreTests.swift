@@ -41,6 +41,28 @@ struct StateStoreTests {
         await store.close()
     }
 
+    /// A stored batch is in the log before `storeReports` returns: a crash
+    /// right after loses none of it, and the replay applies a user's changes in their order.
+    @Test func acknowledgedBatchSurvivesCrashBeforeCheckpoint() async throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let users = (0..<50).map { Fixtures.userID("batch-\($0)") }
+        var reports = users.map { (report: report(.whileInUse, at: 0), userID: $0) }
+        reports += users.prefix(10).map { (report: report(.always, at: 5), userID: $0) }
+        let results = try await store.storeReports(reports, receivedAt: start)
+        #expect(results.count == 60)
+        let crashed = try fixture.crashCopy()
+        defer { try? FileManager.default.removeItem(atPath: crashed) }
+        let recovered = try fixture.open(crashed)
+        for (index, userID) in users.enumerated() {
+            let record = try await recovered.record(userID)
+            #expect(record?.permissions?.location == (index < 10 ? .always : .whileInUse), "\(userID)")
+            #expect(record == (try await store.record(userID)), "\(userID)")
+        }
+        await recovered.close()
+        await store.close()
+    }
+
     /// Recovery from the snapshot plus the log gives exactly the state that reading every
     /// user file plus the log gives (docs/operations.md).
     @Test func snapshotRecoveryEqualsFullScan() async throws {

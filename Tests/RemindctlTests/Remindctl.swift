@@ -13,13 +13,13 @@ enum Remindctl {
     /// standard input not a terminal, and captures its output.
     static func run(
         _ arguments: [String], socket: String? = nil, environment extra: [String: String] = [:],
-        standardInput: Int32? = nil, standardOutput: Int32? = nil
+        input: String? = nil, standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil
     ) throws -> Result {
         let socketArguments = socket.map { ["--socket", $0] } ?? []
         // A run that hangs is killed, and fails the test through its status.
         return try SpawnedProcess.run(
             BuildProducts.path(of: "remindctl"), socketArguments + arguments,
-            environment: baseEnvironment.merging(extra) { $1 }, standardInput: standardInput,
-            standardOutput: standardOutput, timeout: .seconds(60))
+            environment: baseEnvironment.merging(extra) { $1 }, input: input, standardInput: standardInput,
+            standardOutput: standardOutput, standardError: standardError, timeout: .seconds(60))
     }
 }

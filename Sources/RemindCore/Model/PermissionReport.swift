@@ -56,16 +56,26 @@ public struct PermissionReport: Sendable, Equatable {
     /// Unknown members are ignored (newer apps may send more); `null` counts as absent. The
     /// first broken rule is thrown, naming its field.
     public init(json body: some Collection<UInt8>, receivedAt: Date) throws(ValidationError) {
+        try self.init(object: Self.object(json: body), receivedAt: receivedAt)
+    }
+
+    /// The JSON object a report is read from (a request's body, or a line of a bulk request:
+    /// `what` names which in the error).
+    public static func object(
+        json bytes: some Collection<UInt8>, what: String = "body"
+    ) throws(ValidationError)
+        -> JSONObject
+    {
         let value: JSONValue
         do {
-            value = try JSONParser.parse(body)
+            value = try JSONParser.parse(bytes)
         } catch {
-            throw ValidationError(field: "", reason: "body is not valid JSON (\(error))")
+            throw ValidationError(field: "", reason: "\(what) is not valid JSON (\(error))")
         }
         guard case .object(let object) = value else {
-            throw ValidationError(field: "", reason: "body must be a JSON object, got \(value.typeName)")
+            throw ValidationError(field: "", reason: "\(what) must be a JSON object, got \(value.typeName)")
         }
-        try self.init(object: object, receivedAt: receivedAt)
+        return object
     }
 
     public init(object: JSONObject, receivedAt: Date) throws(ValidationError) {
