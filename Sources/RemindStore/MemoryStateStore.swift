@@ -197,8 +197,7 @@ extension MemoryStateStore: StateTransfer {
     }
 
     public func importOutcomes(_ imported: [EpisodeOutcome]) {
-        // Keyed as PostgreSQL keys them: a user's episode starts once.
-        var known = Set(closedOutcomes.map { OutcomeKey(userID: $0.userID, startedAt: $0.startedAt) })
+        var known = Set(closedOutcomes)
         keepOutcomes(imported.filter { known.insert($0).inserted })
     }
 
