@@ -97,7 +97,9 @@ extension PostgresStateStore: StateTransfer {
                 bodies.append(pending.event.json)
             }
         }
+        let rows = (ids, sinks, users, bodies)
         try await transaction { connection in
+            let (ids, sinks, users, bodies) = rows
             try await connection.query(
                 """
                 INSERT INTO remindd_outbox (event_id, sink, user_id, event)
