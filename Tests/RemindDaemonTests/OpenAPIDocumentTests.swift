@@ -362,7 +362,7 @@ struct OpenAPIDocument: Sendable {
                 schema = dict(content['schema'], components=spec['components'])
                 # NDJSON: the schema is each line's.
                 if media == 'application/x-ndjson':
-                    instances = [json.loads(line) for line in o['body'].split('\n') if line.strip()]
+                    instances = [json.loads(line) for line in o['body'].split('\\n') if line.strip()]
                 else:
                     instances = [json.loads(o['body']) if media.endswith('json') else o['body']]
                 checker = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)

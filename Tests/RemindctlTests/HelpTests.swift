@@ -16,7 +16,7 @@ struct HelpTests {
     @Test func subcommandHelpHasExamples() throws {
         let commands = [
             "status", "user", "explain", "history", "pending", "report", "forget", "reload", "dead-letters",
-            "dead-letters list", "dead-letters replay", "config check", "stats", "export",
+            "dead-letters list", "dead-letters replay", "config check", "stats", "export", "import",
         ]
         for command in commands {
             let result = try Remindctl.run(command.split(separator: " ").map(String.init) + ["--help"])
@@ -96,6 +96,8 @@ struct HelpTests {
           config                  Work with configuration files, without the daemon.
           stats                   Show whether reminders make users fix their settings,
                                   per group and reason.
+          import                  Store many reports from an NDJSON file, one report
+                                  with its userID a line.
 
           See 'remindctl help <subcommand>' for detailed help.
 
