@@ -108,17 +108,10 @@ extension PostgresStateStore {
 
     typealias DayRow = (Int, String, String, Int, Int, Int, [Int], [Double]?, [Int], [Int])
 
+    /// A day sum from its columns: with its times to fix when `ttf_exact` holds them, else by
+    /// their buckets; nil when the parts do not add up.
     static func aggregate(_ row: DayRow) -> OutcomeAggregate? {
-        aggregate(
-            episodes: row.3, resolved: row.4, forgotten: row.5, after: row.6, exact: row.7, buckets: row.8,
-            counts: row.9)
-    }
-
-    /// A day sum from its columns: with its times to fix when `exact` holds them, else by their
-    /// buckets; nil when the parts do not add up.
-    static func aggregate(
-        episodes: Int, resolved: Int, forgotten: Int, after: [Int], exact: [Double]?, buckets: [Int], counts: [Int]
-    ) -> OutcomeAggregate? {
+        let (resolved, exact, buckets, counts) = (row.4, row.7, row.8, row.9)
         guard buckets.count == counts.count, counts.reduce(0, +) == resolved else { return nil }
         let times: TimeToFix?
         if let exact {
@@ -128,8 +121,7 @@ extension PostgresStateStore {
         }
         guard let times else { return nil }
         return OutcomeAggregate(
-            episodes: episodes, resolved: resolved, forgotten: forgotten, resolvedAfterReminders: after,
-            timesToFix: times)
+            episodes: row.3, resolved: resolved, forgotten: row.5, resolvedAfterReminders: row.6, timesToFix: times)
     }
 }
 

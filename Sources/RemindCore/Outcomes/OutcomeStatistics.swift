@@ -52,12 +52,17 @@ public struct OutcomeStatistics: Sendable {
     private mutating func add(
         group: UInt16, reason: PermissionErrorType?, startedAt: Date, closedAt: Date, resolved: Bool, reminders: Int
     ) {
-        let code = reason.flatMap { PermissionErrorType.allCases.firstIndex(of: $0) }.map { UInt8($0 + 1) }
         closed.append(
             Closed(
                 startedAt: startedAt.timeIntervalSince1970,
-                timeToFix: max(0, closedAt.timeIntervalSince(startedAt)), group: group, reason: code ?? 0,
+                timeToFix: max(0, closedAt.timeIntervalSince(startedAt)), group: group,
+                reason: UInt8(Self.reasonCode(reason)),
                 resolved: resolved, reminders: UInt8(clamping: reminders)))
+    }
+
+    /// 0 for no reason, else 1 + the reason's index in `PermissionErrorType.allCases`.
+    private static func reasonCode(_ reason: PermissionErrorType?) -> Int {
+        reason.flatMap { PermissionErrorType.allCases.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
     }
 
     /// Adds every closed episode `other` holds.
@@ -101,7 +106,7 @@ public struct OutcomeStatistics: Sendable {
             if entry.resolved { reasonResolved[Int(entry.reason)] += 1 }
         }
         for keyed in sums {
-            let code = keyed.reason.flatMap { PermissionErrorType.allCases.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+            let code = Self.reasonCode(keyed.reason)
             reasonEpisodes[code] += keyed.sum.episodes
             reasonResolved[code] += keyed.sum.resolved
             tallies[keyed.group, default: Tally()].closed.merge(keyed.sum)
