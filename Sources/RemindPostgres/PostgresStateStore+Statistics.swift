@@ -85,21 +85,22 @@ extension PostgresStateStore {
                 ).decode(String.self) {
                     if let outcome = try? EpisodeOutcome(json: Array(line.utf8)) { outcomes.add(outcome) }
                 }
-                var open: [(Date, String, PermissionErrorType?)] = []
-                for try await (started, group, reason) in try await self.client.query(
+                var open: [(Date, String, PermissionErrorType?, UserID?)] = []
+                for try await (started, group, reason, user) in try await self.client.query(
                     """
-                    SELECT episode_started_at, episode_group, episode_reason FROM remindd_users
+                    SELECT episode_started_at, episode_group, episode_reason, user_id FROM remindd_users
                     WHERE episode_started_at >= \(since) AND episode_started_at < \(until)
                     """, logger: self.logger
-                ).decode((Date, String?, String?).self) {
+                ).decode((Date, String?, String?, String).self) {
                     open.append(
                         (
                             started.millisecondPrecision, group ?? Experiment.defaultGroup,
-                            reason.flatMap(PermissionErrorType.init(rawValue:))
+                            reason.flatMap(PermissionErrorType.init(rawValue:)), try? UserID(user)
                         ))
                 }
-                return outcomes.report(since: since, until: until) { body in
-                    for (started, group, reason) in open { body(started, group, reason) }
+                let sendTime = self.policy.configuration.notification.sendTime
+                return outcomes.report(since: since, until: until, sendTime: sendTime) { body in
+                    for (started, group, reason, user) in open { body(started, group, reason, user) }
                 }
             }
         } catch {

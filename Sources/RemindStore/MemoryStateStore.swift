@@ -19,6 +19,7 @@ public actor MemoryStateStore: StateStore {
     private var suppressed = 0
     private var completed = 0
     private var outcomes = OutcomeStatistics()
+    private var allocationState: AllocationState?
 
     public init(sinks: [String], policy: ReminderPolicy, now: Date) {
         daemonStartedAt = now
@@ -63,7 +64,9 @@ public actor MemoryStateStore: StateStore {
     public func nextWakeAt() -> Date? { schedule.nextWake }
 
     public func stats(since: Date, until: Date) -> StatsReport {
-        outcomes.report(since: since, until: until) { body in schedule.table.forEachOpenEpisode(body) }
+        outcomes.report(since: since, until: until, sendTime: policy.configuration.notification.sendTime) { body in
+            schedule.table.forEachOpenEpisode { body($0, $1, $2, $3) }
+        }
     }
 
     public func fireDue(
@@ -147,4 +150,16 @@ public actor MemoryStateStore: StateStore {
             for signal in outboxSignals.values { signal.signal() }
         }
     }
+}
+
+extension MemoryStateStore: LearningStore {
+    public func allocation() -> AllocationState? { allocationState }
+
+    public func storeAllocation(_ state: AllocationState) -> AllocationState {
+        if let current = allocationState, current.computedAt >= state.computedAt { return current }
+        allocationState = state
+        return state
+    }
+
+    public func usersByActiveHour() -> [Int] { schedule.table.usersByActiveHour() }
 }
