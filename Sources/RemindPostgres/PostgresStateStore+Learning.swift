@@ -43,9 +43,9 @@ extension PostgresStateStore: LearningStore {
 
     /// A scan of every user's document, twice a day at most (with each recompute).
     public func usersByActiveHour() async -> [Int] {
-        var counts = [Int](repeating: 0, count: 24)
         do {
-            try await database(timeout: .seconds(600)) {
+            return try await database(timeout: .seconds(600)) {
+                var counts = [Int](repeating: 0, count: 24)
                 for try await (hour, users) in try await self.client.query(
                     """
                     SELECT h, count(*)::int8 FROM (
@@ -57,10 +57,11 @@ extension PostgresStateStore: LearningStore {
                 ).decode((Int, Int).self) where (0..<24).contains(hour) {
                     counts[hour] = users
                 }
+                return counts
             }
         } catch {
             logger.error("counting users by active hour: \(error)")
+            return [Int](repeating: 0, count: 24)
         }
-        return counts
     }
 }
