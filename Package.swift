@@ -156,6 +156,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // W9: adaptive allocation and send time replayed on a simulated population (Benchmarks/README.md).
+        .executableTarget(name: "remind-simulation", dependencies: ["RemindCore"], path: "Benchmarks/Simulation"),
         .testTarget(name: "RemindCoreTests", dependencies: ["RemindCore", "RemindAPI", "RemindTesting"]),
         .testTarget(
             name: "RemindSinksTests",

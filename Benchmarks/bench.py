@@ -20,6 +20,8 @@ Environment (all optional):
   W8_PROFILE=1     W8's PostgreSQL loads pg_stat_statements and logs the costliest statements
   W1c: bulk reports, W1C_CONNS=8 clients in batches of W1C_BATCH=1000 on files and PostgreSQL, and
        `remindctl import` of W1C_IMPORT=1000000 new users (W=1c)
+  W9: adaptive allocation and send time on 100,000 simulated users over 90 days (remind-simulation;
+      W9_USERS, W9_DAYS; the SVG goes to Benchmarks/W9-learning.svg)
   W10: the console's first load in headless Chromium, /v1/status p99 under 10 refreshing consoles
   CONSOLE_PYTHON  the python with selenium for W10 (bench.sh passes the console tests' virtualenv)
   KEEP=1           keep the temp directory (for debugging)
@@ -714,6 +716,32 @@ def w7():
         None, "—", None)
 
 
+def w9():
+    """Adaptive allocation and send time: remind-simulation replays a seeded population of
+    made-up users through remindd's own policy, allocation and send-time code on a simulated
+    clock; it tests the mechanism, not real users' behaviour."""
+    users = int(ENV.get("W9_USERS", "100000"))
+    days = int(ENV.get("W9_DAYS", "90"))
+    svg = os.path.join(HERE, "W9-learning.svg")
+    table = os.path.join(HERE, "W9-days.md")
+    output = subprocess.run(
+        [os.path.join(BIN, "remind-simulation"), "--users", str(users), "--days", str(days), "--svg", svg,
+         "--table", table], capture_output=True, text=True, timeout=3600)
+    if output.returncode != 0:
+        raise RuntimeError(f"remind-simulation failed: {output.stderr.strip()[-2000:]}")
+    row = json.loads(output.stdout.strip().splitlines()[-1])
+    log(f"W9: {row}")
+    add(f"W9 share to the best variant from day 31, {users:,} users", "%", f"{row['shareToBestFromDay31'] * 100:.1f}",
+        "—", "—", None, "≥ 80 %", row["shareToBestFromDay31"] >= 0.8)
+    add(f"W9 regret at day {days} / the even split's", "ratio", f"{row['regretRatio']:.2f}", "—", "—", None,
+        "≤ 0.40", row["regretRatio"] <= 0.4)
+    add("W9 holdout share (10 % configured)", "%", f"{row['holdoutShare'] * 100:.2f}", "—", "—", None,
+        "10 ± 0.5", abs(row["holdoutShare"] - 0.1) <= 0.005)
+    low, high = row["sendTimeUpliftCI95"] or (0, 0)
+    add("W9 send-time uplift (active − due), 95 % CI", "pts",
+        f"{row['sendTimeUplift'] * 100:+.1f} ({low * 100:+.1f} … {high * 100:+.1f})", "—", "—", None, "—", None)
+
+
 def w10():
     """The console: bench.py starts remindd with a TCP listener and a token, seeds W1's users,
     and console_bench.py (selenium, in the console tests' virtualenv) measures in Chromium."""
@@ -812,6 +840,8 @@ def main():
         if "8" in WORKLOADS:
             import postgres_bench
             postgres_bench.w8(sys.modules[__name__])
+        if "9" in WORKLOADS:
+            w9()
         if "10" in WORKLOADS:
             w10()
     except Exception as error:  # print what was measured before the failure

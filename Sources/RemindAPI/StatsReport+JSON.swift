@@ -10,8 +10,15 @@ import RemindCore
 ///             "timeToFixSeconds":{"p50":86400,"p90":604800},
 ///             "resolvedAfterReminders":{"0":200,"1":300,"2":80,"3+":20}}],
 ///  "byReason":{"locationNotAuthorizedAlways":{"episodes":1100,"resolved":560}},
-///  "upliftVsHoldout":{"default":0.12}}
+///  "upliftVsHoldout":{"default":0.12},
+///  "allocation":{"type":"adaptive","computedAt":"…","learned":true,
+///                "groups":{"default":{"weight":0.6,"probabilityBest":0.93,"successes":120,"failures":300}}},
+///  "bySendTime":{"due":{"episodes":…,"resolved":…,"resolutionRate":…,"resolutionRateCI95":[…]},"active":{…}},
+///  "sendTimeUplift":0.02}
 /// ```
+///
+/// `allocation` is `{"type":"fixed","groups":{<name>:{"weight":…}}}` with fixed weights;
+/// `bySendTime` and `sendTimeUplift` appear only while `notification.sendTime` is `active`.
 extension StatsReport {
     static let reminderBuckets = ["0", "1", "2", "3+"]
 
@@ -68,8 +75,58 @@ extension StatsReport {
             writer.value(Self.rounded(uplift))
         }
         writer.endObject()
+        if let allocation {
+            writer.key("allocation")
+            Self.write(allocation, to: &writer)
+        }
+        if !bySendTime.isEmpty {
+            writer.key("bySendTime")
+            writer.beginObject()
+            for arm in bySendTime {
+                writer.key(arm.arm)
+                writer.beginObject()
+                writer.member("episodes", arm.episodes)
+                writer.member("resolved", arm.resolved)
+                writer.key("resolutionRate")
+                writer.value(arm.resolutionRate.map(Self.rounded) ?? .null)
+                writer.key("resolutionRateCI95")
+                writer.value(
+                    arm.resolutionRateCI95.map { .array([Self.rounded($0.lowerBound), Self.rounded($0.upperBound)]) }
+                        ?? .null)
+                writer.endObject()
+            }
+            writer.endObject()
+            writer.key("sendTimeUplift")
+            writer.value(sendTimeUplift.map(Self.rounded) ?? .null)
+        }
         writer.endObject()
         return writer.bytes
+    }
+
+    private static func write(_ allocation: Allocation, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("type", allocation.type)
+        if let computedAt = allocation.computedAt {
+            writer.member("computedAt", RFC3339.format(computedAt))
+            writer.member("learned", allocation.learned)
+        }
+        writer.key("groups")
+        writer.beginObject()
+        for group in allocation.groups {
+            writer.key(group.name)
+            writer.beginObject()
+            writer.key("weight")
+            writer.value(Self.rounded(group.weight))
+            if allocation.type == "adaptive" {
+                writer.key("probabilityBest")
+                writer.value(group.probabilityBest.map(Self.rounded) ?? .null)
+                writer.member("successes", group.successes)
+                writer.member("failures", group.failures)
+            }
+            writer.endObject()
+        }
+        writer.endObject()
+        writer.endObject()
     }
 
     /// Rates to 4 decimal places: more would only show noise.
@@ -114,6 +171,37 @@ extension StatsReport {
             for (name, value) in object.members { if let number = value.number { uplift.append((name, number)) } }
         }
         self.init(since: since, until: until, groups: groups, byReason: reasons, upliftVsHoldout: uplift)
+        if case .object(let object)? = reader.optionalValue("allocation") {
+            var allocationReader = try AnswerReader(.object(object), path: "allocation")
+            var members: [AllocationState.Group] = []
+            if case .object(let groupsObject)? = allocationReader.optionalValue("groups") {
+                for (name, value) in groupsObject.members {
+                    guard case .object(let fields) = value else { continue }
+                    members.append(
+                        AllocationState.Group(
+                            name: name, weight: fields["weight"]?.number ?? 0,
+                            probabilityBest: fields["probabilityBest"]?.number,
+                            successes: fields["successes"]?.number.map { Int($0) } ?? 0,
+                            failures: fields["failures"]?.number.map { Int($0) } ?? 0))
+                }
+            }
+            var computedAt: Date?
+            if case .string(let text)? = allocationReader.optionalValue("computedAt") {
+                computedAt = RFC3339.parse(text)
+            }
+            var learned = false
+            if case .bool(let value)? = allocationReader.optionalValue("learned") { learned = value }
+            allocation = Allocation(
+                type: try allocationReader.string("type"), computedAt: computedAt, learned: learned, groups: members)
+        }
+        if case .object(let object)? = reader.optionalValue("bySendTime") {
+            bySendTime = object.members.compactMap { name, value in
+                guard case .object(let fields) = value else { return nil }
+                return SendTimeArm(
+                    arm: name, episodes: fields["episodes"]?.number.map { Int($0) } ?? 0,
+                    resolved: fields["resolved"]?.number.map { Int($0) } ?? 0)
+            }
+        }
     }
 }
 

@@ -6,7 +6,8 @@ import RemindCore
 ///
 /// Refused, naming the key path: a percentage outside 0…100, a negative weight, no positive
 /// weight at all (nobody could be assigned), a name that is not `[A-Za-z0-9_-]{1,64}`, a
-/// repeated name, `default` or `holdout` as a variant's name.
+/// repeated name, `default` or `holdout` as a variant's name, an invalid `allocation`
+/// (`Allocation+JSON.swift`).
 extension Experiment {
     init(object: JSONObject, path: String) throws(ValidationError) {
         var reader = try JSONObjectReader.strict(object, path: path)
@@ -54,12 +55,17 @@ extension Experiment {
                     "for a variant (name, weight, notificationTitle, notificationDescription, byReason, localizations)")
             variants.append(Variant(name: name, weight: weight, copy: copy))
         }
+        if let value = reader.value("allocation") {
+            // Read after the variants: the floor must fit the groups that take part.
+            let groups = configuredWeights.count { $0.weight > 0 }
+            allocation = try Allocation(json: value, path: reader.fieldPath("allocation"), groups: groups)
+        }
         guard defaultWeight > 0 || variants.contains(where: { $0.weight > 0 }) || holdoutPercent == 100 else {
             throw ValidationError(
                 field: reader.fieldPath("variants"),
                 reason: "no group has a positive weight: defaultWeight or a variant's weight must be above 0")
         }
-        try reader.rejectUnknownKeys(context: "(holdoutPercent, defaultWeight, variants)")
+        try reader.rejectUnknownKeys(context: "(holdoutPercent, defaultWeight, variants, allocation)")
     }
 
     static func isNameCharacter(_ byte: UInt8) -> Bool {
@@ -83,6 +89,7 @@ extension Experiment {
                     if case .object(let copy) = variant.copy.json { members += copy.members }
                     return .object(JSONObject(members))
                 }),
+            "allocation": allocation.json,
         ])
     }
 }

@@ -129,7 +129,8 @@ extension APIResponder {
         guard since < until else {
             throw ValidationError(field: "since", reason: "must be before until (\(RFC3339.format(until)))")
         }
-        let report = await runtime.store.stats(since: since, until: until)
+        var report = await runtime.store.stats(since: since, until: until)
+        report.allocation = runtime.allocationReport()
         return HTTPResponses.json(report.jsonBytes)
     }
 }

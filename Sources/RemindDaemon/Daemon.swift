@@ -102,6 +102,7 @@ public enum Daemon {
         services.append(
             SchedulerService(
                 runtime: runtime, clock: clock, maximumSleep: tuning.schedulerMaximumSleep, watchdogInterval: watchdog))
+        services.append(LearningService(runtime: runtime, clock: clock))
         services.append(ReloadService(runtime: runtime))
         services += try Listeners.make(configuration: configuration, runtime: runtime)
         services.append(StoppingNotice(runtime: runtime))

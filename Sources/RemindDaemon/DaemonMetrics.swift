@@ -27,6 +27,7 @@ public final class DaemonMetrics: Sendable {
     private let completedSeen = Mutex(0)
     /// The same for the bytes appended to the write-ahead log.
     private let logBytesSeen = Mutex(0)
+    private let allocationGroups = Mutex<Set<String>>([])
 
     /// A metric's `# HELP` text; every name the daemon registers is in ``help`` (the metrics
     /// tests check each series has its text), the name itself stands in for one that is not.
@@ -62,7 +63,28 @@ public final class DaemonMetrics: Sendable {
         SinkStatistics.Label.retrying: "Events waiting out a backoff before their next attempt.",
         SinkStatistics.Label.backoff: "The backoff most recently chosen before a retry.",
         SinkStatistics.Label.inFlight: "Deliveries in progress.",
+        "remindd_allocation_weight": "The share of new non-holdout episodes each group is given (fixed or learned).",
     ]
+
+    /// Sets `remindd_allocation_weight{group}`; groups no longer weighted are removed.
+    func recordAllocation(_ weights: [(name: String, weight: Double)]) {
+        let names = Set(weights.map(\.name))
+        allocationGroups.withLock { known in
+            for name in known where !names.contains(name) {
+                registry.unregisterGauge(
+                    registry.makeGauge(
+                        name: "remindd_allocation_weight", labels: [("group", name)],
+                        help: Self.helpText("remindd_allocation_weight")))
+            }
+            known = names
+        }
+        for (name, weight) in weights {
+            registry.makeGauge(
+                name: "remindd_allocation_weight", labels: [("group", name)],
+                help: Self.helpText("remindd_allocation_weight")
+            ).set(weight)
+        }
+    }
 
     private struct Levels: Sendable {
         let users: Prometheus.Gauge

@@ -44,6 +44,9 @@ public final class DaemonRuntime: Sendable {
     /// reload.
     public let tokens = TokenTable()
     private let current: Mutex<DaemonConfiguration>
+    /// What the daemon learned (`DaemonRuntime+Learning.swift`), applied on top of the
+    /// configuration's policy.
+    let learned = Mutex(Learned())
     private let counters = Mutex(Counters())
 
     struct Counters {
@@ -121,7 +124,9 @@ public final class DaemonRuntime: Sendable {
         fresh.storage = previous.storage
         fresh.sinks = previous.sinks
         current.withLock { [fresh] in $0 = fresh }
-        await store.setPolicy(ReminderPolicy(configuration: fresh.policy))
+        await store.setPolicy(ReminderPolicy(configuration: policy(for: fresh)))
+        // New groups or settings: the allocation is brought in line now, not at the next slot.
+        await relearn()
         logger.notice(
             "configuration reloaded",
             metadata: [

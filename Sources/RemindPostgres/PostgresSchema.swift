@@ -145,6 +145,15 @@ enum PostgresSchema {
         // order `GET /v1/users` pages through and `remindd migrate` copies in, one index
         // range scan per page instead of a sort of every row.
         [#"CREATE INDEX remindd_users_id_bytes ON remindd_users (user_id COLLATE "C")"#],
+        // 7. The day sums also by the send-time arm the outcome lines name ('' for none), so
+        // that `bySendTime` is read from them as the groups and reasons are.
+        [
+            "ALTER TABLE remindd_outcome_days ADD COLUMN send_time text NOT NULL DEFAULT ''",
+            """
+            ALTER TABLE remindd_outcome_days DROP CONSTRAINT remindd_outcome_days_pkey,
+                ADD PRIMARY KEY (day, grp, reason, send_time)
+            """,
+        ],
     ]
 
     /// Brings the schema to the newest version; returns the versions applied now.

@@ -3,7 +3,7 @@ import PostgresNIO
 import RemindCore
 import RemindStore
 
-/// Closed episodes summed per day, group and reason (`remindd_outcome_days`), so that
+/// Closed episodes summed per day, group, reason and send-time arm (`remindd_outcome_days`), so that
 /// `/v1/stats` over a month reads a few hundred rows instead of every outcome.
 ///
 /// The outcomes stay as they are (the log, one row per episode); a fold, in the background on
@@ -68,21 +68,25 @@ extension PostgresStateStore {
             folded += 1
             // A line that does not parse counts nowhere, as in the scan it replaces.
             guard let outcome = try? EpisodeOutcome(json: Array(line.utf8)) else { continue }
-            sums[DayKey(day: day, group: outcome.group, reason: outcome.reason?.rawValue ?? ""), default: .init()]
-                .add(outcome)
+            let key = DayKey(
+                day: day, group: outcome.group, reason: outcome.reason?.rawValue ?? "",
+                sendTime: outcome.sendTime?.rawValue ?? "")
+            sums[key, default: .init()].add(outcome)
         }
         guard !sums.isEmpty else { return folded }
         let keys = Array(sums.keys)
         for try await row in try await connection.query(
             """
             SELECT day, grp, reason, episodes, resolved, forgotten, after_reminders, ttf_exact, ttf_buckets,
-                ttf_counts
+                ttf_counts, send_time
             FROM remindd_outcome_days d
-            JOIN unnest(\(keys.map(\.day))::int8[], \(keys.map(\.group))::text[], \(keys.map(\.reason))::text[])
-                AS k(day, grp, reason) USING (day, grp, reason)
+            JOIN unnest(
+                \(keys.map(\.day))::int8[], \(keys.map(\.group))::text[], \(keys.map(\.reason))::text[],
+                \(keys.map(\.sendTime))::text[]
+            ) AS k(day, grp, reason, send_time) USING (day, grp, reason, send_time)
             """, logger: logger
         ).decode(DayRow.self) {
-            let key = DayKey(day: row.0, group: row.1, reason: row.2)
+            let key = DayKey(day: row.0, group: row.1, reason: row.2, sendTime: row.10)
             guard let stored = Self.aggregate(row) else {
                 throw StoreError.database("the day sum \(key.day) \(key.group) \(key.reason) does not add up")
             }
@@ -92,12 +96,12 @@ extension PostgresStateStore {
             let histogram = sum.timesToFix.histogram
             try await connection.query(
                 """
-                INSERT INTO remindd_outcome_days AS d (day, grp, reason, episodes, resolved, forgotten,
-                    after_reminders, ttf_exact, ttf_buckets, ttf_counts)
-                VALUES (\(key.day), \(key.group), \(key.reason), \(sum.episodes), \(sum.resolved),
-                    \(sum.forgotten), \(sum.resolvedAfterReminders), \(sum.timesToFix.exactValues),
-                    \(histogram.map(\.bucket)), \(histogram.map(\.count)))
-                ON CONFLICT (day, grp, reason) DO UPDATE SET episodes = excluded.episodes,
+                INSERT INTO remindd_outcome_days AS d (day, grp, reason, send_time, episodes, resolved,
+                    forgotten, after_reminders, ttf_exact, ttf_buckets, ttf_counts)
+                VALUES (\(key.day), \(key.group), \(key.reason), \(key.sendTime), \(sum.episodes),
+                    \(sum.resolved), \(sum.forgotten), \(sum.resolvedAfterReminders),
+                    \(sum.timesToFix.exactValues), \(histogram.map(\.bucket)), \(histogram.map(\.count)))
+                ON CONFLICT (day, grp, reason, send_time) DO UPDATE SET episodes = excluded.episodes,
                     resolved = excluded.resolved, forgotten = excluded.forgotten,
                     after_reminders = excluded.after_reminders, ttf_exact = excluded.ttf_exact,
                     ttf_buckets = excluded.ttf_buckets, ttf_counts = excluded.ttf_counts
@@ -106,7 +110,9 @@ extension PostgresStateStore {
         return folded
     }
 
-    typealias DayRow = (Int, String, String, Int, Int, Int, [Int], [Double]?, [Int], [Int])
+    /// day, group, reason, episodes, resolved, forgotten, after_reminders, ttf_exact,
+    /// ttf_buckets, ttf_counts, send_time.
+    typealias DayRow = (Int, String, String, Int, Int, Int, [Int], [Double]?, [Int], [Int], String)
 
     /// A day sum from its columns: with its times to fix when `ttf_exact` holds them, else by
     /// their buckets; nil when the parts do not add up.
@@ -126,9 +132,10 @@ extension PostgresStateStore {
 }
 
 /// A day sum's key: days since 1970-01-01 UTC of the episodes' start, their group, their
-/// reason ("" for none).
+/// reason and their send-time arm ("" for none).
 struct DayKey: Hashable, Sendable {
     var day: Int
     var group: String
     var reason: String
+    var sendTime: String
 }

@@ -144,29 +144,31 @@ extension PostgresStateStore {
         for try await row in try await connection.query(
             """
             SELECT day, grp, reason, episodes, resolved, forgotten, after_reminders, NULL::float8[], ttf_buckets,
-                ttf_counts
+                ttf_counts, send_time
             FROM remindd_outcome_days WHERE day >= \(days.lowerBound) AND day < \(days.upperBound)
             """, logger: logger
         ).decode(DayRow.self) {
-            rows[DayKey(day: row.0, group: row.1, reason: row.2)] = row
+            rows[DayKey(day: row.0, group: row.1, reason: row.2, sendTime: row.10)] = row
             resolved[row.1, default: 0] += row.4
         }
         let exact = resolved.filter { $0.value <= TimeToFix.exactLimit }.map(\.key)
         if rows.values.contains(where: { exact.contains($0.1) }) {
-            for try await (day, group, reason, times) in try await connection.query(
+            for try await (day, group, reason, sendTime, times) in try await connection.query(
                 """
-                SELECT day, grp, reason, ttf_exact FROM remindd_outcome_days
+                SELECT day, grp, reason, send_time, ttf_exact FROM remindd_outcome_days
                 WHERE day >= \(days.lowerBound) AND day < \(days.upperBound) AND grp = ANY(\(exact))
                 """, logger: logger
-            ).decode((Int, String, String, [Double]?).self) {
-                rows[DayKey(day: day, group: group, reason: reason)]?.7 = times
+            ).decode((Int, String, String, String, [Double]?).self) {
+                rows[DayKey(day: day, group: group, reason: reason, sendTime: sendTime)]?.7 = times
             }
         }
         return try rows.values.map { row in
             guard let sum = Self.aggregate(row) else {
                 throw StoreError.database("the day sum \(row.0) \(row.1) \(row.2) does not add up")
             }
-            return OutcomeAggregate.Keyed(group: row.1, reason: PermissionErrorType(rawValue: row.2), sum: sum)
+            return OutcomeAggregate.Keyed(
+                group: row.1, reason: PermissionErrorType(rawValue: row.2), sendTime: SendTime.Arm(rawValue: row.10),
+                sum: sum)
         }
     }
 
@@ -175,21 +177,22 @@ extension PostgresStateStore {
         since: Date, until: Date, _ outcomes: OutcomeStatistics, sums: [OutcomeAggregate.Keyed],
         on connection: PostgresConnection
     ) async throws -> StatsReport {
-        var open: [(Date, String, PermissionErrorType?)] = []
-        for try await (started, group, reason) in try await connection.query(
+        var open: [(Date, String, PermissionErrorType?, UserID?)] = []
+        for try await (started, group, reason, user) in try await connection.query(
             """
-            SELECT episode_started_at, episode_group, episode_reason FROM remindd_users
+            SELECT episode_started_at, episode_group, episode_reason, user_id FROM remindd_users
             WHERE episode_started_at >= \(since) AND episode_started_at < \(until)
             """, logger: logger
-        ).decode((Date, String?, String?).self) {
+        ).decode((Date, String?, String?, String).self) {
             open.append(
                 (
                     started.millisecondPrecision, group ?? Experiment.defaultGroup,
-                    reason.flatMap(PermissionErrorType.init(rawValue:))
+                    reason.flatMap(PermissionErrorType.init(rawValue:)), try? UserID(user)
                 ))
         }
-        return outcomes.report(since: since, until: until, adding: sums) { body in
-            for (started, group, reason) in open { body(started, group, reason) }
+        let sendTime = policy.configuration.notification.sendTime
+        return outcomes.report(since: since, until: until, adding: sums, sendTime: sendTime) { body in
+            for (started, group, reason, user) in open { body(started, group, reason, user) }
         }
     }
 }

@@ -31,12 +31,18 @@ struct ScheduleColumns: Sendable, Equatable {
     static func fingerprint(_ policy: ReminderPolicy) -> String {
         let configuration = policy.configuration
         let notification = configuration.notification
-        return [
-            "v1", "\(notification.notificationTriggerDelay)", "\(notification.showRecurringNotification)",
-            "\(notification.remindFor.rawValue)", "\(configuration.catchUpSpreadSeconds)",
-            "\(String(describing: configuration.quietHours))", "\(configuration.jitterSeconds)",
-            "\(String(describing: configuration.maxRemindersPerEpisode))",
-            "\(String(describing: configuration.heartbeatIntervalSeconds))",
-        ].joined(separator: "|")
+        return
+            ([
+                "v1", "\(notification.notificationTriggerDelay)", "\(notification.showRecurringNotification)",
+                "\(notification.remindFor.rawValue)", "\(configuration.catchUpSpreadSeconds)",
+                "\(String(describing: configuration.quietHours))", "\(configuration.jitterSeconds)",
+                "\(String(describing: configuration.maxRemindersPerEpisode))",
+                "\(String(describing: configuration.heartbeatIntervalSeconds))",
+            ]
+            // Due times move with the send time and the population's hour it may use; absent
+            // while it is `due`, so the fingerprint of such a policy is what it always was.
+            + (notification.sendTime == .due
+                ? [] : ["\(notification.sendTime)", "\(String(describing: configuration.populationActiveHour))"]))
+            .joined(separator: "|")
     }
 }

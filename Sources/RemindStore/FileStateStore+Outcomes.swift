@@ -57,8 +57,10 @@ extension FileStateStore {
     /// the outcomes log cannot be read, the closed episodes are those since start.
     public func stats(since: Date, until: Date) async -> StatsReport {
         await loadOutcomesForStats()
-        return outcomeStatistics.report(since: since, until: until) { body in
-            schedules.table.forEachOpenEpisode(body)
+        return outcomeStatistics.report(
+            since: since, until: until, sendTime: policy.configuration.notification.sendTime
+        ) { body in
+            schedules.table.forEachOpenEpisode { body($0, $1, $2, $3) }
         }
     }
 
@@ -67,7 +69,9 @@ extension FileStateStore {
     func outcomeSources() async -> (closed: OutcomeStatistics, open: [OpenEpisode]) {
         await loadOutcomesForStats()
         var open: [OpenEpisode] = []
-        schedules.table.forEachOpenEpisode { open.append(OpenEpisode(startedAt: $0, group: $1, reason: $2)) }
+        schedules.table.forEachOpenEpisode {
+            open.append(OpenEpisode(startedAt: $0, group: $1, reason: $2, userID: $3))
+        }
         return (outcomeStatistics, open)
     }
 

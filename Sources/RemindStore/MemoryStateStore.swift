@@ -22,6 +22,7 @@ public actor MemoryStateStore: StateStore {
     /// The closed episodes themselves, as the outcomes log keeps them: what a migration copies.
     private var closedOutcomes: [EpisodeOutcome] = []
     private var marker: String?
+    private var allocationState: AllocationState?
 
     public init(sinks: [String], policy: ReminderPolicy, now: Date) {
         daemonStartedAt = now
@@ -77,7 +78,9 @@ public actor MemoryStateStore: StateStore {
     public func nextWakeAt() -> Date? { schedule.nextWake }
 
     public func stats(since: Date, until: Date) -> StatsReport {
-        outcomes.report(since: since, until: until) { body in schedule.table.forEachOpenEpisode(body) }
+        outcomes.report(since: since, until: until, sendTime: policy.configuration.notification.sendTime) { body in
+            schedule.table.forEachOpenEpisode { body($0, $1, $2, $3) }
+        }
     }
 
     public func fireDue(
@@ -204,4 +207,16 @@ extension MemoryStateStore: StateTransfer {
     public func migrationMarker() -> String? { marker }
 
     public func setMigrationMarker(_ marker: String?) { self.marker = marker }
+}
+
+extension MemoryStateStore: LearningStore {
+    public func allocation() -> AllocationState? { allocationState }
+
+    public func storeAllocation(_ state: AllocationState) -> AllocationState {
+        if let current = allocationState, current.computedAt >= state.computedAt { return current }
+        allocationState = state
+        return state
+    }
+
+    public func usersByActiveHour() -> [Int] { schedule.table.usersByActiveHour() }
 }

@@ -7,4 +7,6 @@ struct OpenEpisode: Sendable {
     var startedAt: Date
     var group: String
     var reason: PermissionErrorType?
+    /// Whose: the send-time arm is the user's.
+    var userID: UserID
 }

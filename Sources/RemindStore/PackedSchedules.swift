@@ -39,6 +39,10 @@ struct PackedSchedules: Sendable {
         /// The device's locale: 0 none, `overflowedLocale` for one kept in `overflow`, else its
         /// number in `locales`. (In what was padding: the row stays 72 bytes.)
         var locale: UInt16 = 0
+        /// The user's most active hour: 0 none, else 1 + the hour; and the reports it rests on
+        /// (at most 64 after halving). The last two bytes of padding: still 72.
+        var activeHour: UInt8 = 0
+        var activityReports: UInt8 = 0
     }
 
     private var rows: [Row] = []
@@ -221,7 +225,9 @@ struct PackedSchedules: Sendable {
             flags: (schedule.notificationsDeliverable ? 1 : 0) | (schedule.isSuppressed ? 2 : 0),
             group: schedule.episodeGroup.map { groups.number($0) ?? Self.overflowedGroup } ?? 0,
             reason: schedule.episodeReason.map(Self.reasonNumber) ?? 0,
-            locale: schedule.locale.map { locales.number($0) ?? Self.overflowedLocale } ?? 0)
+            locale: schedule.locale.map { locales.number($0) ?? Self.overflowedLocale } ?? 0,
+            activeHour: schedule.activeHour.map { UInt8(clamping: $0 + 1) } ?? 0,
+            activityReports: UInt8(clamping: schedule.activityReports))
         keepOverflow(of: row, locale: schedule.locale, group: schedule.episodeGroup)
         return row
     }
@@ -241,7 +247,7 @@ struct PackedSchedules: Sendable {
         zone: Slice<UnsafeBufferPointer<UInt8>>?, episodeStartedAt: Double, deliveredCount: Int32,
         lastDeliveredAt: Double, lastReportAt: Double, lastHeartbeatAt: Double,
         group: Slice<UnsafeBufferPointer<UInt8>>?, reason: PermissionErrorType?,
-        locale: Slice<UnsafeBufferPointer<UInt8>>?
+        locale: Slice<UnsafeBufferPointer<UInt8>>?, activeHour: UInt8 = 0, activityReports: UInt8 = 0
     ) {
         let row = Row(
             userID: userID, episodeStartedAt: episodeStartedAt, lastDeliveredAt: lastDeliveredAt,
@@ -250,7 +256,8 @@ struct PackedSchedules: Sendable {
             flags: (deliverable ? 1 : 0) | (suppressed ? 2 : 0),
             group: group.map { groups.number(utf8: $0) ?? Self.overflowedGroup } ?? 0,
             reason: reason.map(Self.reasonNumber) ?? 0,
-            locale: locale.map { locales.number(utf8: $0) ?? Self.overflowedLocale } ?? 0)
+            locale: locale.map { locales.number(utf8: $0) ?? Self.overflowedLocale } ?? 0,
+            activeHour: activeHour, activityReports: activityReports)
         keepOverflow(
             of: row, locale: locale.map { String(decoding: $0, as: UTF8.self) },
             group: group.map { String(decoding: $0, as: UTF8.self) })
@@ -284,7 +291,9 @@ struct PackedSchedules: Sendable {
             lastHeartbeatAt: Self.date(row.lastHeartbeatAt),
             episodeGroup: group(row),
             episodeReason: row.reason == 0 ? nil : PermissionErrorType.allCases[Int(row.reason) - 1],
-            locale: locale(row))
+            locale: locale(row),
+            activeHour: row.activeHour == 0 ? nil : Int(row.activeHour) - 1,
+            activityReports: Int(row.activityReports))
     }
 
     private func group(_ row: Row) -> String? {
@@ -306,13 +315,28 @@ struct PackedSchedules: Sendable {
     /// Calls `body` with every open episode's start, group and reason, without building the
     /// schedules: what `/v1/stats` adds to the closed episodes.
     func forEachOpenEpisode(_ body: (Date, String, PermissionErrorType?) -> Void) {
+        forEachOpenEpisode { started, group, reason, _ in body(started, group, reason) }
+    }
+
+    /// The same with the user's ID, for what is counted by user (the send-time arm).
+    func forEachOpenEpisode(_ body: (Date, String, PermissionErrorType?, UserID) -> Void) {
         for row in rowOf.values {
             let packed = rows[Int(row)]
             guard !packed.episodeStartedAt.isNaN else { continue }
             body(
                 Date(timeIntervalSinceReferenceDate: packed.episodeStartedAt),
                 group(packed) ?? Experiment.defaultGroup,
-                packed.reason == 0 ? nil : PermissionErrorType.allCases[Int(packed.reason) - 1])
+                packed.reason == 0 ? nil : PermissionErrorType.allCases[Int(packed.reason) - 1], packed.userID)
         }
+    }
+
+    /// Users by their most active hour of day (those with any activity): what the population's
+    /// active hour is taken from.
+    func usersByActiveHour() -> [Int] {
+        var counts = [Int](repeating: 0, count: 24)
+        for row in rowOf.values where rows[Int(row)].activeHour > 0 {
+            counts[Int(rows[Int(row)].activeHour) - 1] += 1
+        }
+        return counts
     }
 }

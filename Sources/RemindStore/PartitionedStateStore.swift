@@ -227,9 +227,10 @@ public final class PartitionedStateStore: StateStore {
         let sources = await onEveryPart { await $1.outcomeSources() }
         var closed = OutcomeStatistics()
         for source in sources { closed.add(contentsOf: source.closed) }
-        return closed.report(since: since, until: until) { body in
+        let sendTime = await policy.configuration.notification.sendTime
+        return closed.report(since: since, until: until, sendTime: sendTime) { body in
             for source in sources {
-                for episode in source.open { body(episode.startedAt, episode.group, episode.reason) }
+                for episode in source.open { body(episode.startedAt, episode.group, episode.reason, episode.userID) }
             }
         }
     }

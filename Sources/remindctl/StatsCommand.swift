@@ -88,6 +88,44 @@ struct StatsCommand: ParsableCommand {
             ])
         }
         table.print(terminal)
+        if let allocation = report.allocation {
+            terminal.line("")
+            var heading = "Allocation: \(allocation.type)"
+            if let computedAt = allocation.computedAt {
+                heading += allocation.learned ? ", learned" : ", configured weights while training"
+                heading += ", computed \(time.both(computedAt))"
+            }
+            terminal.line(heading)
+            var weights = Table(
+                header: allocation.type == "adaptive"
+                    ? ["GROUP", "WEIGHT", "P(BEST)", "SUCCESSES", "FAILURES"] : ["GROUP", "WEIGHT"],
+                rightAligned: [1, 2, 3, 4])
+            for group in allocation.groups {
+                var row = [group.name, Self.percent(group.weight)]
+                if allocation.type == "adaptive" {
+                    row += [
+                        group.probabilityBest.map(Self.percent) ?? "—", "\(group.successes)", "\(group.failures)",
+                    ]
+                }
+                weights.append(row)
+            }
+            weights.print(terminal)
+        }
+        if !report.bySendTime.isEmpty {
+            terminal.line("")
+            var arms = Table(header: ["SEND TIME", "EPISODES", "RESOLVED", "RATE", "95% CI"], rightAligned: [1, 2, 3])
+            for arm in report.bySendTime {
+                arms.append([
+                    arm.arm, "\(arm.episodes)", "\(arm.resolved)", arm.resolutionRate.map(Self.percent) ?? "—",
+                    arm.resolutionRateCI95.map { "\(Self.percent($0.lowerBound))–\(Self.percent($0.upperBound))" }
+                        ?? "—",
+                ])
+            }
+            arms.print(terminal)
+            if let uplift = report.sendTimeUplift {
+                terminal.line("Send-time uplift (active − due): \(uplift >= 0 ? "+" : "")\(Self.points(uplift))")
+            }
+        }
         if !report.byReason.isEmpty {
             terminal.line("")
             var reasons = Table(header: ["REASON", "EPISODES", "RESOLVED"], rightAligned: [1, 2])

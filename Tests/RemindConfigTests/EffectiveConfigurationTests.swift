@@ -9,7 +9,8 @@ struct EffectiveConfigurationTests {
             #"{"notification":{"showRecurringNotification":false,"notificationTriggerDelay":604800,"#
             + #""notificationTitle":"App is unable to record trips","#
             + #""notificationDescription":"Please grant Always access for location.","#
-            + #""remindFor":["locationServicesTurnedOff","locationNotAuthorizedAlways"],"byReason":{},"localizations":{}},"#
+            + #""remindFor":["locationServicesTurnedOff","locationNotAuthorizedAlways"],"byReason":{},"localizations":{},"#
+            + #""sendTime":"due"},"#
             + #""stateDirectory":"/var/lib/remindd","#
             + #""listen":{"socket":"/run/remindd/remindd.sock","tcp":null,"tokenFile":null,"tokensFile":null,"tls":null},"#
             + #""schedule":{"catchUpSpreadSeconds":0,"quietHours":null,"jitterSeconds":0,"#
@@ -18,7 +19,7 @@ struct EffectiveConfigurationTests {
             + #""sinks":[{"type":"journal","name":"journal","#
             + #""retry":{"initialBackoffSeconds":1,"maxBackoffSeconds":3600,"maxAttempts":12},"#
             + #""rateLimit":{"ratePerSecond":null,"burst":null}}],"services":{},"#
-            + #""experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[]},"#
+            + #""experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[],"allocation":"fixed"},"#
             + #""storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10,"parts":1},"#
             + #""console":{"enabled":true}}"#
         #expect(try parse("{}").json.serialized == expected)

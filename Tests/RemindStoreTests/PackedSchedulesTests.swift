@@ -113,3 +113,26 @@ struct PackedSchedulesTests {
         }
     }
 }
+
+/// The user's active hour and the reports behind it travel in the row's last two bytes.
+struct PackedActivityTests {
+    @Test func activeHourAndReportsComeBackAndAreCounted() throws {
+        var table = PackedSchedules()
+        var counts: [UserSchedule] = []
+        for (index, hour) in [nil, 0, 19, 23, 19].enumerated() {
+            let schedule = UserSchedule(
+                userID: try UserID("u\(index)"), errors: PermissionErrorSet([]), notificationsDeliverable: true,
+                timeZone: nil, episodeStartedAt: nil, deliveredCount: 0, lastDeliveredAt: nil, isSuppressed: false,
+                lastReportAt: Date(timeIntervalSince1970: 1_795_000_000), lastHeartbeatAt: nil, activeHour: hour,
+                activityReports: hour == nil ? 0 : 64)
+            table[schedule.userID] = schedule
+            counts.append(schedule)
+        }
+        for schedule in counts { #expect(table[schedule.userID] == schedule) }
+        var expected = [Int](repeating: 0, count: 24)
+        expected[0] = 1
+        expected[19] = 2
+        expected[23] = 1
+        #expect(table.usersByActiveHour() == expected)
+    }
+}

@@ -90,6 +90,25 @@ struct PostgresOutcomeSumsTests {
         await b.close()
     }
 
+    /// With send time in the user's active hour and a holdout, the sums keep each outcome's
+    /// arm: `bySendTime` from day sums is the memory store's, and both arms have episodes.
+    @Test func sendTimeArmsSurviveTheDaySums() async throws {
+        var configuration = policy.configuration
+        configuration.notification.sendTime = .active(.init(holdoutPercent: 50))
+        let policy = ReminderPolicy(configuration: configuration)
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let store = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        let reference = MemoryStateStore(sinks: ["file"], policy: policy, now: start)
+        try await play([store, reference], users: 0..<200)
+        try await store.sumOutcomes()
+        #expect(try server.psql(database, "SELECT count(DISTINCT send_time) FROM remindd_outcome_days") == "2\n")
+        await expectSameStats(store, reference)
+        let arms = await store.stats(since: windows[0].0, until: windows[0].1).bySendTime
+        #expect(arms.map(\.arm) == ["due", "active"] && arms.allSatisfy { $0.episodes > 0 })
+        await store.close()
+    }
+
     /// A day sum changed by another hand so that it no longer adds up refuses the fold (which
     /// leaves every outcome as it was), not a report that is silently wrong.
     @Test func aSumThatDoesNotAddUpStopsTheFold() async throws {

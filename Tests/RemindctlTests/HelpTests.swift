@@ -96,6 +96,8 @@ struct HelpTests {
           config                  Work with configuration files, without the daemon.
           stats                   Show whether reminders make users fix their settings,
                                   per group and reason.
+          export                  Write every user's status to standard output, one
+                                  JSON document per line.
           import                  Store many reports from an NDJSON file, one report
                                   with its userID a line.
 

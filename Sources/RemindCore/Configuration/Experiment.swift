@@ -27,11 +27,38 @@ public struct Experiment: Sendable, Equatable {
     public var holdoutPercent: Double
     public var defaultWeight: Double
     public var variants: [Variant]
+    /// Fixed (the weights above) or adaptive (weights learned from outcomes).
+    public var allocation: Allocation
+    /// The learned weights in force (`AllocationState.weights`), set by the daemon, never read
+    /// from the configuration file; ignored unless they name exactly the groups configured
+    /// with a positive weight (a reload that changed the groups falls back to the configured
+    /// weights until the next recompute).
+    public var weightsInForce: [String: Double]?
 
-    public init(holdoutPercent: Double = 0, defaultWeight: Double = 1, variants: [Variant] = []) {
+    public init(
+        holdoutPercent: Double = 0, defaultWeight: Double = 1, variants: [Variant] = [],
+        allocation: Allocation = .fixed, weightsInForce: [String: Double]? = nil
+    ) {
         self.holdoutPercent = holdoutPercent
         self.defaultWeight = defaultWeight
         self.variants = variants
+        self.allocation = allocation
+        self.weightsInForce = weightsInForce
+    }
+
+    /// `default` and the variants with their configured weights, in configuration order.
+    public var configuredWeights: [(name: String, weight: Double)] {
+        [(Self.defaultGroup, defaultWeight)] + variants.map { ($0.name, $0.weight) }
+    }
+
+    /// The weights new episodes are split by: the learned ones when they fit the configured
+    /// groups, else the configured ones.
+    public var weightsUsed: [(name: String, weight: Double)] {
+        let configured = configuredWeights
+        guard allocation != .fixed, let learned = weightsInForce,
+            Set(learned.keys) == Set(configured.filter { $0.weight > 0 }.map(\.name))
+        else { return configured }
+        return configured.map { ($0.name, $0.weight > 0 ? learned[$0.name] ?? 0 : 0) }
     }
 
     /// The group a new episode of `userID` joins.
@@ -42,7 +69,7 @@ public struct Experiment: Sendable, Equatable {
         {
             return Self.holdoutGroup
         }
-        let choices = [(Self.defaultGroup, defaultWeight)] + variants.map { ($0.name, $0.weight) }
+        let choices = weightsUsed.map { ($0.name, $0.weight) }
         let total = choices.reduce(0) { $0 + max(0, $1.1) }
         guard total > 0, choices.count > 1 else { return Self.defaultGroup }
         // A point in [0, total) from the hash, on a grid fine enough for any sensible weights.

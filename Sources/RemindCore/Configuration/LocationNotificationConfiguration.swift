@@ -18,6 +18,8 @@ public struct LocationNotificationConfiguration: Sendable, Equatable {
     public var remindFor: PermissionErrorSet
     public var byReason: [PermissionErrorType: CopySet.Texts]
     public var localizations: [String: CopySet.Localization]
+    /// When a due reminder goes out: at its due time, or in the user's active hour.
+    public var sendTime: SendTime
 
     public init(
         showRecurringNotification: Bool = false,
@@ -26,8 +28,10 @@ public struct LocationNotificationConfiguration: Sendable, Equatable {
         notificationDescription: String = defaultDescription,
         remindFor: PermissionErrorSet = .defaultRemindFor,
         byReason: [PermissionErrorType: CopySet.Texts] = [:],
-        localizations: [String: CopySet.Localization] = [:]
+        localizations: [String: CopySet.Localization] = [:],
+        sendTime: SendTime = .due
     ) {
+        self.sendTime = sendTime
         self.remindFor = remindFor
         self.byReason = byReason
         self.localizations = localizations
@@ -55,6 +59,9 @@ public struct LocationNotificationConfiguration: Sendable, Equatable {
         try copy.readExtras(&reader)
         byReason = copy.byReason
         localizations = copy.localizations
+        if let value = reader.value("sendTime") {
+            sendTime = try SendTime(json: value, path: reader.fieldPath("sendTime"))
+        }
         try reader.rejectUnknownKeys()
         try validate(path: path)
     }
@@ -113,6 +120,7 @@ public struct LocationNotificationConfiguration: Sendable, Equatable {
             "remindFor": .array(remindFor.members.map { .string($0.rawValue) }),
             "byReason": CopySet.json(byReason),
             "localizations": CopySet.json(localizations),
+            "sendTime": sendTime.json,
         ])
     }
 }

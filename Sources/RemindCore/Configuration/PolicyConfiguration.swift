@@ -21,6 +21,9 @@ public struct PolicyConfiguration: Sendable, Equatable {
     public var services: [ServiceDefinition]
     /// The holdout and copy variants (docs/outcomes.md).
     public var experiment: Experiment
+    /// The hour of day most users are most active in, learned by the daemon: the send time of
+    /// users with too few reports of their own (`notification.sendTime`).
+    public var populationActiveHour: Int?
 
     public init(
         notification: LocationNotificationConfiguration = .init(),
@@ -32,8 +35,10 @@ public struct PolicyConfiguration: Sendable, Equatable {
         historyMaxEntries: Int = 1000,
         closedEpisodesKept: Int = 20,
         services: [ServiceDefinition] = [],
-        experiment: Experiment = Experiment()
+        experiment: Experiment = Experiment(),
+        populationActiveHour: Int? = nil
     ) {
+        self.populationActiveHour = populationActiveHour
         self.experiment = experiment
         self.services = services
         self.notification = notification

@@ -117,11 +117,16 @@ public struct Episode: Sendable, Equatable {
     public var group: String
     /// The reason it opened with; nil for episodes stored before reasons were kept.
     public var reason: PermissionErrorType?
+    /// Its send-time arm (`notification.sendTime`), drawn when it opened; nil while send time
+    /// is `due`.
+    public var sendTime: SendTime.Arm?
 
     public init(
         startedAt: Date, closedAt: Date? = nil, deliveries: [Delivery] = [], suppressedCount: Int = 0,
-        isSuppressed: Bool = false, group: String = Experiment.defaultGroup, reason: PermissionErrorType? = nil
+        isSuppressed: Bool = false, group: String = Experiment.defaultGroup, reason: PermissionErrorType? = nil,
+        sendTime: SendTime.Arm? = nil
     ) {
+        self.sendTime = sendTime
         self.group = group
         self.reason = reason
         self.startedAt = startedAt

@@ -43,6 +43,19 @@ public struct LoggedRepeats: Sendable, Equatable {
         }
         if let platform = repeats.platform { writer.member("platform", platform) }
         if let appVersion = repeats.appVersion { writer.member("appVersion", appVersion) }
+        let activity = repeats.activity
+        if !activity.isEmpty {
+            // [[quarter hour since 1970, count], …], oldest first.
+            writer.key("activity")
+            writer.beginArray()
+            for entry in activity {
+                writer.beginArray()
+                writer.int(entry.quarter)
+                writer.int(entry.count)
+                writer.endArray()
+            }
+            writer.endArray()
+        }
         writer.endObject()
     }
 
@@ -66,6 +79,14 @@ public struct LoggedRepeats: Sendable, Equatable {
         }
         repeats.platform = try reader.string("platform")
         repeats.appVersion = try reader.string("appVersion")
+        var quarters: [PendingRepeats.ActivityQuarter] = []
+        for element in try reader.array("activity") ?? [] {
+            guard case .array(let pair) = element, pair.count == 2, case .int(let quarter) = pair[0],
+                case .int(let count) = pair[1], count > 0, count <= Int64(Int32.max)
+            else { throw ValidationError(field: "activity", reason: "must be pairs of quarter hour and count") }
+            quarters.append(PendingRepeats.ActivityQuarter(quarter: quarter, count: Int32(count)))
+        }
+        repeats.setActivity(quarters)
         self.repeats = repeats
     }
 }

@@ -12,8 +12,44 @@ public struct PendingRepeats: Sendable, Equatable {
     var motion: UserRecord.Known<MotionAuthorization>?
     var platform: String?
     var appVersion: String?
+    /// When the repeats were observed, for the user's `ActivityHistogram`: counts by quarter
+    /// hour since 1970 (every zone's offset is a whole number of quarter hours, so the local
+    /// hour is found at the fold, off the repeat path). The newest quarter is kept inline:
+    /// repeats between two folds rarely span two, and then nothing is allocated.
+    var activityQuarter: Int64 = 0
+    var activityQuarterCount: Int32 = 0
+    var activityEarlier: [ActivityQuarter] = []
+
+    public struct ActivityQuarter: Sendable, Equatable {
+        public var quarter: Int64
+        public var count: Int32
+    }
 
     public init() {}
+
+    /// The repeats' observations by quarter hour, oldest first.
+    public var activity: [ActivityQuarter] {
+        activityQuarterCount > 0
+            ? activityEarlier + [ActivityQuarter(quarter: activityQuarter, count: activityQuarterCount)]
+            : activityEarlier
+    }
+
+    mutating func noteActivity(_ observedAt: Date) {
+        let quarter = Int64((observedAt.timeIntervalSince1970 / 900).rounded(.down))
+        if activityQuarterCount > 0 && quarter != activityQuarter {
+            activityEarlier.append(ActivityQuarter(quarter: activityQuarter, count: activityQuarterCount))
+            activityQuarterCount = 0
+        }
+        activityQuarter = quarter
+        activityQuarterCount &+= 1
+    }
+
+    /// Sets the quarters as logged (`LoggedRepeats`).
+    mutating func setActivity(_ quarters: [ActivityQuarter]) {
+        activityEarlier = Array(quarters.dropLast())
+        activityQuarter = quarters.last?.quarter ?? 0
+        activityQuarterCount = quarters.last?.count ?? 0
+    }
 
     public var isEmpty: Bool { count == 0 }
 
@@ -23,6 +59,7 @@ public struct PendingRepeats: Sendable, Equatable {
         count += 1
         lastReceivedAt = max(lastReceivedAt ?? receivedAt, receivedAt)
         let observedAt = report.observedAt
+        noteActivity(observedAt)
         if !observations.contains(observedAt) {
             let index = observations.firstIndex { $0 > observedAt } ?? observations.count
             observations.insert(observedAt, at: index)
@@ -62,5 +99,23 @@ extension UserRecord {
         }
         if let value = repeats.platform { platform = value }
         if let value = repeats.appVersion { appVersion = value }
+        addActivity(repeats.activity, newest: repeats.count)
+    }
+
+    /// Counts the newest `limit` of these observations in the activity histogram, in the
+    /// user's time zone as it is now (a repeat does not change it).
+    mutating func addActivity(_ quarters: [PendingRepeats.ActivityQuarter], newest limit: Int) {
+        var left = limit
+        var counted: [(Date, Int)] = []
+        for entry in quarters.reversed() where left > 0 {
+            let take = min(left, Int(entry.count))
+            counted.append((Date(timeIntervalSince1970: TimeInterval(entry.quarter) * 900), take))
+            left -= take
+        }
+        let zone = knownTimeZone?.value ?? permissions?.timeZone
+        for (date, count) in counted.reversed() {
+            let hour = ActivityHistogram.hour(of: date, timeZone: zone)
+            for _ in 0..<count { activity.add(hour: hour) }
+        }
     }
 }

@@ -49,6 +49,12 @@ extension UserRecord {
             }
             writer.endObject()
         }
+        if !activity.isEmpty {
+            writer.key("activity")
+            writer.beginArray()
+            for count in activity.counts { writer.int(count) }
+            writer.endArray()
+        }
         if let newest = history.first {
             writer.key("permissions")
             Self.write(newest.permissions, observedAt: newest.lastObservedAt, to: &writer)
@@ -79,6 +85,7 @@ extension UserRecord {
             writer.member("suppressed", episode.isSuppressed)
             writer.member("group", episode.group)
             writer.member("reason", episode.reason?.rawValue)
+            if let sendTime = episode.sendTime { writer.member("sendTime", sendTime.rawValue) }
             writer.key("deliveries")
             writer.beginArray()
             for delivery in episode.deliveries { Self.write(delivery, to: &writer) }
@@ -141,6 +148,18 @@ extension UserRecord {
             }
         }
 
+        var activity = ActivityHistogram()
+        if let counts = try reader.array("activity") {
+            let numbers = counts.compactMap { value -> Int? in
+                if case .int(let number) = value { return Int(exactly: number) }
+                return nil
+            }
+            guard numbers.count == counts.count, let read = ActivityHistogram(counts: numbers) else {
+                throw ValidationError(field: "activity", reason: "must be 24 counts from 0 to 255")
+            }
+            activity = read
+        }
+
         var history: [HistoryEntry] = []
         for (index, element) in (try reader.array("history") ?? []).enumerated() {
             let path = "history[\(index)]"
@@ -192,7 +211,8 @@ extension UserRecord {
                     startedAt: startedAt, closedAt: closedAt, deliveries: deliveries,
                     suppressedCount: Int(suppressedCount), isSuppressed: suppressed,
                     group: try episode.string("group") ?? Experiment.defaultGroup,
-                    reason: try episode.enumeration("reason", PermissionErrorType.self)))
+                    reason: try episode.enumeration("reason", PermissionErrorType.self),
+                    sendTime: try episode.enumeration("sendTime", SendTime.Arm.self)))
         }
         guard !history.isEmpty else {
             throw ValidationError(field: "history", reason: "must not be empty")
@@ -203,5 +223,6 @@ extension UserRecord {
             knownNotifications: knownNotifications, knownTimeZone: knownTimeZone, device: device,
             knownMotion: knownMotion)
         self.revision = Int(revision)
+        self.activity = activity
     }
 }

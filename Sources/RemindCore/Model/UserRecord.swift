@@ -31,6 +31,8 @@ public struct UserRecord: Sendable, Equatable {
     public var knownMotion: Known<MotionAuthorization>?
     /// The push address and locale, newest report received first (see `DeviceState`).
     public var device: DeviceState
+    /// When the user reports, by hour of day (docs/configuration.md `notification.sendTime`).
+    public var activity = ActivityHistogram()
 
     /// A reported value with the observation it came from.
     public struct Known<Value: Sendable & Equatable>: Sendable, Equatable {

@@ -29,13 +29,20 @@ public struct UserSchedule: Sendable, Equatable {
     public var episodeReason: PermissionErrorType?
     /// The device's locale: the language a reminder fired from the schedule alone is worded in.
     public var locale: String?
+    /// The user's most active hour of day (`ActivityHistogram`) and the reports it rests on:
+    /// what `notification.sendTime` `active` moves a reminder by, without the user's file.
+    public var activeHour: Int?
+    public var activityReports: Int
 
     public init(
         userID: UserID, errors: PermissionErrorSet, conditions: ServiceConditions = ServiceConditions(rawValue: 0),
         notificationsDeliverable: Bool, timeZone: String?, episodeStartedAt: Date?, deliveredCount: Int,
         lastDeliveredAt: Date?, isSuppressed: Bool, lastReportAt: Date, lastHeartbeatAt: Date?,
-        episodeGroup: String? = nil, episodeReason: PermissionErrorType? = nil, locale: String? = nil
+        episodeGroup: String? = nil, episodeReason: PermissionErrorType? = nil, locale: String? = nil,
+        activeHour: Int? = nil, activityReports: Int = 0
     ) {
+        self.activeHour = activeHour
+        self.activityReports = activityReports
         self.locale = locale
         self.episodeGroup = episodeGroup
         self.episodeReason = episodeReason
@@ -71,6 +78,8 @@ extension UserRecord {
             lastHeartbeatAt: lastHeartbeatAt,
             episodeGroup: open?.group,
             episodeReason: open?.reason,
-            locale: device.locale)
+            locale: device.locale,
+            activeHour: activity.mostActiveHour,
+            activityReports: activity.total)
     }
 }

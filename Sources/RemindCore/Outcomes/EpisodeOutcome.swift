@@ -2,7 +2,8 @@ import Foundation
 
 /// A closed episode as the outcomes log keeps it (docs/outcomes.md): one JSON line in
 /// `outcomes/outcomes-YYYY-MM.jsonl` (the month of `closedAt`, UTC), exactly these keys:
-/// `{"userID","group","reason","startedAt","closedAt","outcome","reminders","platform"}`.
+/// `{"userID","group","reason","startedAt","closedAt","outcome","reminders","platform"}`, and
+/// `"sendTime"` (`due` or `active`) while `notification.sendTime` is `active`.
 public struct EpisodeOutcome: Sendable, Equatable, Hashable {
     public enum Result: String, Sendable, CaseIterable {
         /// A report closed it: no reminding error left.
@@ -21,11 +22,14 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
     /// Reminders delivered (or held out) before it closed.
     public var reminders: Int
     public var platform: String?
+    /// The send-time arm (`due` or `active`) while send time is `active`; nil otherwise.
+    public var sendTime: SendTime.Arm?
 
     public init(
         userID: UserID, group: String, reason: PermissionErrorType?, startedAt: Date, closedAt: Date,
-        outcome: Result, reminders: Int, platform: String?
+        outcome: Result, reminders: Int, platform: String?, sendTime: SendTime.Arm? = nil
     ) {
+        self.sendTime = sendTime
         self.userID = userID
         self.group = group
         self.reason = reason
@@ -40,7 +44,8 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
     public init(_ episode: Episode, of record: UserRecord, outcome: Result, closedAt: Date) {
         self.init(
             userID: record.userID, group: episode.group, reason: episode.reason, startedAt: episode.startedAt,
-            closedAt: closedAt, outcome: outcome, reminders: episode.deliveries.count, platform: record.platform)
+            closedAt: closedAt, outcome: outcome, reminders: episode.deliveries.count, platform: record.platform,
+            sendTime: episode.sendTime)
     }
 
     public var timeToFix: TimeInterval { closedAt.timeIntervalSince(startedAt) }
@@ -68,6 +73,7 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
         writer.member("outcome", outcome.rawValue)
         writer.member("reminders", reminders)
         writer.member("platform", platform)
+        if let sendTime { writer.member("sendTime", sendTime.rawValue) }
         writer.endObject()
     }
 
@@ -85,7 +91,7 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
         self.init(
             userID: try UserID(user), group: group, reason: try reader.enumeration("reason", PermissionErrorType.self),
             startedAt: started, closedAt: closed, outcome: outcome, reminders: Int(reminders),
-            platform: try reader.string("platform"))
+            platform: try reader.string("platform"), sendTime: try reader.enumeration("sendTime", SendTime.Arm.self))
     }
 
     public init(json bytes: some Collection<UInt8>) throws(ValidationError) {

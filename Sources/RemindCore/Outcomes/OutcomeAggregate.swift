@@ -71,15 +71,18 @@ public struct OutcomeAggregate: Sendable, Equatable {
 }
 
 extension OutcomeAggregate {
-    /// The sum of one day's closed episodes of one group and reason.
+    /// The sum of one day's closed episodes of one group, reason and send-time arm.
     public struct Keyed: Sendable, Equatable {
         public var group: String
         public var reason: PermissionErrorType?
+        /// The arm the outcome lines name; nil for episodes outside the send-time holdout.
+        public var sendTime: SendTime.Arm?
         public var sum: OutcomeAggregate
 
-        public init(group: String, reason: PermissionErrorType?, sum: OutcomeAggregate) {
+        public init(group: String, reason: PermissionErrorType?, sendTime: SendTime.Arm? = nil, sum: OutcomeAggregate) {
             self.group = group
             self.reason = reason
+            self.sendTime = sendTime
             self.sum = sum
         }
     }

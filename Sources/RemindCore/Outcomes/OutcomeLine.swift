@@ -14,6 +14,7 @@ public struct OutcomeLine {
     public var closedAt: Date
     public var resolved: Bool
     public var reminders: Int
+    public var sendTime: SendTime.Arm?
 
     public init?(_ line: ArraySlice<UInt8>) {
         var scanner = Scanner(bytes: line)
@@ -42,6 +43,11 @@ public struct OutcomeLine {
             resolved = false
         } else {
             return nil
+        }
+        if scanner.expect("null") || (scanner.expect("\"") && scanner.skipString()) {
+            if scanner.expect(#","sendTime":""#), let arm = scanner.string() {
+                sendTime = SendTime.Arm.allCases.first { $0.rawValue.utf8.elementsEqual(arm) }
+            }
         }
         self.group = group
         self.reason = reason

@@ -14,6 +14,8 @@ public struct OutcomeStatistics: Sendable {
         var reason: UInt8
         var resolved: Bool
         var reminders: UInt8
+        /// 0: none, else 1 + the index in `SendTime.Arm.allCases` (in what was padding).
+        var sendTime: UInt8
     }
 
     private var closed: [Closed] = []
@@ -27,7 +29,8 @@ public struct OutcomeStatistics: Sendable {
     public mutating func add(_ outcome: EpisodeOutcome) {
         add(
             group: number(of: outcome.group), reason: outcome.reason, startedAt: outcome.startedAt,
-            closedAt: outcome.closedAt, resolved: outcome.outcome == .resolved, reminders: outcome.reminders)
+            closedAt: outcome.closedAt, resolved: outcome.outcome == .resolved, reminders: outcome.reminders,
+            sendTime: outcome.sendTime)
     }
 
     /// Adds a line of the outcomes log read by `OutcomeLine`, without building its strings.
@@ -38,7 +41,7 @@ public struct OutcomeStatistics: Sendable {
             ?? number(of: String(decoding: line.group, as: UTF8.self))
         add(
             group: group, reason: line.reason, startedAt: line.startedAt, closedAt: line.closedAt,
-            resolved: line.resolved, reminders: line.reminders)
+            resolved: line.resolved, reminders: line.reminders, sendTime: line.sendTime)
     }
 
     private mutating func number(of group: String) -> UInt16 {
@@ -50,19 +53,25 @@ public struct OutcomeStatistics: Sendable {
     }
 
     private mutating func add(
-        group: UInt16, reason: PermissionErrorType?, startedAt: Date, closedAt: Date, resolved: Bool, reminders: Int
+        group: UInt16, reason: PermissionErrorType?, startedAt: Date, closedAt: Date, resolved: Bool, reminders: Int,
+        sendTime: SendTime.Arm?
     ) {
         closed.append(
             Closed(
                 startedAt: startedAt.timeIntervalSince1970,
                 timeToFix: max(0, closedAt.timeIntervalSince(startedAt)), group: group,
-                reason: UInt8(Self.reasonCode(reason)),
-                resolved: resolved, reminders: UInt8(clamping: reminders)))
+                reason: UInt8(Self.reasonCode(reason)), resolved: resolved, reminders: UInt8(clamping: reminders),
+                sendTime: UInt8(Self.armCode(sendTime))))
     }
 
     /// 0 for no reason, else 1 + the reason's index in `PermissionErrorType.allCases`.
     private static func reasonCode(_ reason: PermissionErrorType?) -> Int {
         reason.flatMap { PermissionErrorType.allCases.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+    }
+
+    /// 0 for no send-time arm, else 1 + the arm's index in `SendTime.Arm.allCases`.
+    private static func armCode(_ arm: SendTime.Arm?) -> Int {
+        arm.flatMap { SendTime.Arm.allCases.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
     }
 
     /// Adds every closed episode `other` holds.
@@ -83,12 +92,16 @@ public struct OutcomeStatistics: Sendable {
 
     /// The report for episodes that opened in `[since, until)`: the closed ones held here and
     /// those summed in `sums` (a store's per-day sums of days inside the window, which this
-    /// does not filter); `forEachOpen` calls its body with every open episode's start, group
-    /// and reason.
+    /// does not filter); `forEachOpen` calls its body with every open episode's start, group,
+    /// reason and user. While `sendTime` is `active` the report has `bySendTime`: closed
+    /// episodes by the arm their outcome line names, open ones by the arm `sendTime` puts
+    /// their user in.
     public func report(
-        since: Date, until: Date, adding sums: [OutcomeAggregate.Keyed] = [],
-        forEachOpen: ((Date, String, PermissionErrorType?) -> Void) -> Void
+        since: Date, until: Date, adding sums: [OutcomeAggregate.Keyed] = [], sendTime: SendTime = .due,
+        forEachOpen: ((Date, String, PermissionErrorType?, UserID?) -> Void) -> Void
     ) -> StatsReport {
+        var armEpisodes = [0, 0, 0]
+        var armResolved = [0, 0, 0]
         let lower = since.timeIntervalSince1970
         let upper = until.timeIntervalSince1970
         var tallies: [String: Tally] = [:]
@@ -104,11 +117,15 @@ public struct OutcomeStatistics: Sendable {
                 resolved: entry.resolved, reminders: Int(entry.reminders), timeToFix: entry.timeToFix)
             reasonEpisodes[Int(entry.reason)] += 1
             if entry.resolved { reasonResolved[Int(entry.reason)] += 1 }
+            armEpisodes[Int(entry.sendTime)] += 1
+            if entry.resolved { armResolved[Int(entry.sendTime)] += 1 }
         }
         for keyed in sums {
             let code = Self.reasonCode(keyed.reason)
             reasonEpisodes[code] += keyed.sum.episodes
             reasonResolved[code] += keyed.sum.resolved
+            armEpisodes[Self.armCode(keyed.sendTime)] += keyed.sum.episodes
+            armResolved[Self.armCode(keyed.sendTime)] += keyed.sum.resolved
             tallies[keyed.group, default: Tally()].closed.merge(keyed.sum)
         }
         for code in 0..<reasonCount where reasonEpisodes[code] > 0 {
@@ -118,9 +135,12 @@ public struct OutcomeStatistics: Sendable {
         for (index, sum) in perGroup.enumerated() where sum.episodes > 0 {
             tallies[groups[index], default: Tally()].closed.merge(sum)
         }
-        forEachOpen { startedAt, group, reason in
+        forEachOpen { startedAt, group, reason, userID in
             let start = startedAt.timeIntervalSince1970
             guard start >= lower && start < upper else { return }
+            if let userID, sendTime != .due {
+                armEpisodes[SendTime.Arm.allCases.firstIndex(of: sendTime.arm(for: userID))! + 1] += 1
+            }
             tallies[group, default: Tally()].open += 1
             reasons[reason?.rawValue ?? "unknown", default: (0, 0)].episodes += 1
         }
@@ -142,7 +162,15 @@ public struct OutcomeStatistics: Sendable {
         let byReason = reasons.sorted { $0.key < $1.key }.map {
             StatsReport.Reason(reason: $0.key, episodes: $0.value.episodes, resolved: $0.value.resolved)
         }
-        return StatsReport(since: since, until: until, groups: groupsOut, byReason: byReason, upliftVsHoldout: uplift)
+        var report = StatsReport(
+            since: since, until: until, groups: groupsOut, byReason: byReason, upliftVsHoldout: uplift)
+        if sendTime != .due {
+            report.bySendTime = SendTime.Arm.allCases.enumerated().map { index, arm in
+                StatsReport.SendTimeArm(
+                    arm: arm.rawValue, episodes: armEpisodes[index + 1], resolved: armResolved[index + 1])
+            }
+        }
+        return report
     }
 }
 

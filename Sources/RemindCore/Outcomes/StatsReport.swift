@@ -48,8 +48,54 @@ public struct StatsReport: Sendable, Equatable {
         }
     }
 
+    /// How new episodes are split (docs/outcomes.md "Adaptive allocation"): the daemon adds it
+    /// to what the store counted.
+    public struct Allocation: Sendable, Equatable {
+        /// `fixed` or `adaptive`.
+        public var type: String
+        /// When the adaptive weights were computed; nil for fixed weights.
+        public var computedAt: Date?
+        /// Whether the adaptive weights are learned yet (false while the configured ones apply).
+        public var learned: Bool
+        public var groups: [AllocationState.Group]
+
+        public init(type: String, computedAt: Date? = nil, learned: Bool = false, groups: [AllocationState.Group]) {
+            self.type = type
+            self.computedAt = computedAt
+            self.learned = learned
+            self.groups = groups
+        }
+    }
+
+    /// One arm of the send-time comparison (`due` or `active`).
+    public struct SendTimeArm: Sendable, Equatable {
+        public var arm: String
+        public var episodes: Int
+        public var resolved: Int
+        public var resolutionRate: Double?
+        public var resolutionRateCI95: ClosedRange<Double>?
+
+        public init(arm: String, episodes: Int, resolved: Int) {
+            self.arm = arm
+            self.episodes = episodes
+            self.resolved = resolved
+            resolutionRate = episodes > 0 ? Double(resolved) / Double(episodes) : nil
+            resolutionRateCI95 = StatsReport.wilson(successes: resolved, trials: episodes)
+        }
+    }
+
     public var since: Date
     public var until: Date
+    public var allocation: Allocation?
+    /// Episodes by send-time arm, `due` then `active`; empty unless send time is `active`.
+    public var bySendTime: [SendTimeArm] = []
+    /// The `active` arm's rate minus the `due` arm's; nil without both.
+    public var sendTimeUplift: Double? {
+        guard let due = bySendTime.first(where: { $0.arm == "due" })?.resolutionRate,
+            let active = bySendTime.first(where: { $0.arm == "active" })?.resolutionRate
+        else { return nil }
+        return active - due
+    }
     /// `default` first, then the variants by name, `holdout` last.
     public var groups: [Group]
     public var byReason: [Reason]
@@ -71,6 +117,7 @@ public struct StatsReport: Sendable, Equatable {
         lhs.since == rhs.since && lhs.until == rhs.until && lhs.groups == rhs.groups && lhs.byReason == rhs.byReason
             && lhs.upliftVsHoldout.map(\.group) == rhs.upliftVsHoldout.map(\.group)
             && lhs.upliftVsHoldout.map(\.uplift) == rhs.upliftVsHoldout.map(\.uplift)
+            && lhs.allocation == rhs.allocation && lhs.bySendTime == rhs.bySendTime
     }
 
     /// The Wilson score interval for `successes` of `trials` at 95 % (z = 1.959964): unlike the

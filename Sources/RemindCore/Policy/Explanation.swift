@@ -28,6 +28,8 @@ public struct Explanation: Sendable, Equatable {
         case nothingToRemind
         /// A configured service that is degraded or stopped, with what would fix it.
         case service
+        /// Where `notification.sendTime` `active` puts the reminder, and why.
+        case sendTime
     }
 
     public var userID: UserID
@@ -121,10 +123,16 @@ extension ReminderPolicy {
         if episode.deliveries.isEmpty && jitter > 0 {
             add(.jitter, "jitter adds \(Int(jitter)) s for this user")
         }
-        if due != unshifted, let quietHours = configuration.quietHours {
+        var sent = unshifted
+        if configuration.notification.sendTime != .due {
+            let choice = sendTime(for: unshifted, record.schedule)
+            sent = choice.sendAt
+            add(.sendTime, Self.describe(choice, due: unshifted))
+        }
+        if due != sent.addingTimeInterval(jitter), let quietHours = configuration.quietHours {
             add(
                 .quietHours,
-                "due \(RFC3339.format(unshifted)) falls in quiet hours \(quietHours.startText)–\(quietHours.endText) \(permissions.timeZone ?? ""): moved to \(RFC3339.format(due))"
+                "due \(RFC3339.format(sent)) falls in quiet hours \(quietHours.startText)–\(quietHours.endText) \(permissions.timeZone ?? ""): moved to \(RFC3339.format(due))"
             )
         }
         if !permissions.notifications.isDeliverable {
@@ -152,5 +160,28 @@ extension ReminderPolicy {
             add(.due, "reminder \(episode.deliveries.count + 1) due \(RFC3339.format(nextReminderAt ?? due))")
         }
         return Explanation(userID: record.userID, nextReminderAt: nextReminderAt, reasons: reasons)
+    }
+}
+
+extension ReminderPolicy {
+    static func describe(_ choice: SendTimeChoice, due: Date) -> String {
+        func whose(_ own: Bool) -> String { own ? "the user's most active hour" : "the most active hour of all users" }
+        func hour(_ value: Int) -> String { (value < 10 ? "0" : "") + "\(value):00" }
+        switch choice.why {
+        case .dueTime(let heldOut):
+            return heldOut
+                ? "send time: this user is in the send-time holdout, so reminders go at their due time"
+                : "send time: at the due time"
+        case .insideActiveHour(let value, let own):
+            return "send time: due \(RFC3339.format(due)) is inside \(whose(own)) (\(hour(value)) local): sent then"
+        case .movedToActiveHour(let value, let own):
+            return
+                "send time: due \(RFC3339.format(due)), moved to \(whose(own)) (\(hour(value)) local): \(RFC3339.format(choice.sendAt))"
+        case .tooFar(let value, let own):
+            return
+                "send time: \(whose(own)) (\(hour(value)) local) starts more than maxDelaySeconds after \(RFC3339.format(due)): sent at the due time"
+        case .noActivity:
+            return "send time: too few reports of this user and none from others yet: sent at the due time"
+        }
     }
 }

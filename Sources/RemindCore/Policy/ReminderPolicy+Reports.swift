@@ -65,6 +65,8 @@ extension ReminderPolicy {
         if let motion = report.motion, report.observedAt >= (record.knownMotion?.observedAt ?? .distantPast) {
             record.knownMotion = .init(value: motion, observedAt: report.observedAt)
         }
+        // A counter like `reportCount`: it alone does not make the change durable before the reply.
+        record.activity.add(observedAt: report.observedAt, timeZone: report.timeZone ?? record.knownTimeZone?.value)
         var effect = HistoryFold.insert(
             report, receivedAt: receivedAt, into: &record.history, maxEntries: configuration.historyMaxEntries)
         if HistoryFold.resolveNewest(
@@ -125,8 +127,11 @@ extension ReminderPolicy {
         // The group is drawn once, here, and kept: a later configuration change must not move
         // an episode from one arm of the experiment to another.
         let group = configuration.experiment.group(for: record.userID)
+        let sendTime = configuration.notification.sendTime
         record.episodes.insert(
-            Episode(startedAt: start, group: group, reason: record.permissions.flatMap(reason)), at: 0)
+            Episode(
+                startedAt: start, group: group, reason: record.permissions.flatMap(reason),
+                sendTime: sendTime == .due ? nil : sendTime.arm(for: record.userID)), at: 0)
         if record.episodes.count > configuration.closedEpisodesKept + 1 {
             record.episodes.removeLast(record.episodes.count - configuration.closedEpisodesKept - 1)
         }

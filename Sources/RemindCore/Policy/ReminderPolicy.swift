@@ -65,8 +65,9 @@ public struct ReminderPolicy: Sendable {
     /// When the next reminder of the open episode is due, or nil when none will be: Always
     /// access holds, or the series has ended.
     ///
-    /// Quiet hours move the unjittered time out of the window first and the user's jitter is
-    /// added after, so users due in the night are spread after the window's end rather than
+    /// The send time (`notification.sendTime`) moves the due time to the user's active hour
+    /// first. Quiet hours move the unjittered time out of the window then and the user's jitter
+    /// is added after, so users due in the night are spread after the window's end rather than
     /// all reminded in its first second; a jitter that lands in the window moves to its end.
     public func reminderDueAt(_ schedule: UserSchedule) -> Date? {
         // An episode whose errors a reload took out of `remindFor` waits for the next report,
@@ -74,7 +75,8 @@ public struct ReminderPolicy: Sendable {
         guard schedule.episodeStartedAt != nil, reason(schedule.errors) != nil,
             mayRemind(deliveredCount: schedule.deliveredCount), let due = unshiftedDueAt(schedule)
         else { return nil }
-        let released = quietHoursRelease(due, timeZone: schedule.timeZone)
+        let sent = configuration.notification.sendTime == .due ? due : sendTime(for: due, schedule).sendAt
+        let released = quietHoursRelease(sent, timeZone: schedule.timeZone)
         return quietHoursRelease(released.addingTimeInterval(jitter(for: schedule.userID)), timeZone: schedule.timeZone)
     }
 

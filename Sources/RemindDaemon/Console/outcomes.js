@@ -56,7 +56,9 @@ function view(stats) {
         h('figure', { class: 'chart-box' }, rateChart(groups),
             h('figcaption', { class: 'muted', text: 'Bars: resolved / episodes. Whiskers: the 95 % (Wilson) interval.' })),
         h('h2', { text: 'Groups' }),
-        h('div', { class: 'groups' }, groups.map((group) => groupCard(group, uplift))),
+        h('div', { class: 'groups' }, groups.map((group) => groupCard(group, uplift, stats.allocation))),
+        ...allocationView(stats.allocation),
+        ...sendTimeView(stats),
         h('h2', { text: 'By reason' }),
         reasons.length
             ? table(null, ['Reason', 'Episodes', 'Resolved', 'Rate'],
@@ -71,7 +73,51 @@ function view(stats) {
     return parts;
 }
 
-function groupCard(group, uplift) {
+function allocationView(allocation) {
+    if (!allocation || typeof allocation !== 'object' || !allocation.groups) return [];
+    const adaptive = allocation.type === 'adaptive';
+    let note = adaptive ? 'Adaptive: weights learned from decided episodes (Thompson sampling).' : 'Fixed: the configured weights.';
+    if (adaptive && allocation.computedAt) {
+        note += allocation.learned ? ' Computed ' : ' Configured weights apply while every group collects its minimum of decided episodes; checked ';
+    }
+    return [
+        h('h2', { text: 'Allocation' }),
+        h('p', { class: 'muted' }, field('allocation.type', note, allocation.type),
+            adaptive && allocation.computedAt ? field('allocation.computedAt', date(allocation.computedAt)) : ''),
+        table(null, adaptive ? ['Group', 'Weight', 'Probability best', 'Successes', 'Failures'] : ['Group', 'Weight'],
+            Object.entries(allocation.groups).map(([name, g]) => {
+                const path = `allocation.groups.${name}`;
+                const row = [h('code', { text: name }), field(`${path}.weight`, share(g.weight), g.weight)];
+                if (adaptive) {
+                    row.push(
+                        field(`${path}.probabilityBest`, g.probabilityBest == null ? '—' : percent(g.probabilityBest), g.probabilityBest),
+                        field(`${path}.successes`, count(g.successes)),
+                        field(`${path}.failures`, count(g.failures)));
+                }
+                return row;
+            }), adaptive ? [1, 2, 3, 4] : [1]),
+    ];
+}
+
+function sendTimeView(stats) {
+    const arms = stats.bySendTime && typeof stats.bySendTime === 'object' ? Object.entries(stats.bySendTime) : [];
+    if (!arms.length) return [];
+    return [
+        h('h2', { text: 'Send time' }),
+        table(null, ['Sent', 'Episodes', 'Resolved', 'Rate', '95 % interval'],
+            arms.map(([arm, a]) => [
+                h('code', { text: arm }),
+                field(`bySendTime.${arm}.episodes`, count(a.episodes)),
+                field(`bySendTime.${arm}.resolved`, count(a.resolved)),
+                field(`bySendTime.${arm}.resolutionRate`, percent(a.resolutionRate), a.resolutionRate),
+                ci(a) || '—',
+            ]), [1, 2, 3]),
+        h('p', {}, 'Uplift of the active hour over the due time: ',
+            field('sendTimeUplift', stats.sendTimeUplift == null ? '—' : points(stats.sendTimeUplift), stats.sendTimeUplift)),
+    ];
+}
+
+function groupCard(group, uplift, allocation) {
     const name = group.group;
     const path = `groups.${name}`;
     const times = group.timeToFixSeconds ?? {};
@@ -91,6 +137,11 @@ function groupCard(group, uplift) {
         ['Time to fix (median)', field(`${path}.timeToFixSeconds.p50`, duration(times.p50), times.p50)],
         ['Time to fix (90 %)', field(`${path}.timeToFixSeconds.p90`, duration(times.p90), times.p90)],
     ];
+    const learned = allocation?.groups?.[name];
+    if (learned && !('weight' in group)) {
+        rows.push(['Allocation weight', share(learned.weight)]);
+        if (learned.probabilityBest != null) rows.push(['Probability best', percent(learned.probabilityBest)]);
+    }
     if ('weight' in group) rows.push(['Allocation weight', field(`${path}.weight`, share(group.weight), group.weight)]);
     if ('probabilityBest' in group) {
         rows.push(['Probability best', field(`${path}.probabilityBest`, percent(group.probabilityBest), group.probabilityBest)]);

@@ -1,0 +1,123 @@
+import Foundation
+import Logging
+import RemindConfig
+import RemindCore
+import RemindStore
+
+/// Adaptive allocation and the population's active hour (docs/outcomes.md "Adaptive
+/// allocation", docs/configuration.md `notification.sendTime`): recomputed at each
+/// `reweightSeconds` slot by `LearningService`, at start and after a reload, and installed into
+/// the store's policy.
+extension DaemonRuntime {
+    struct Learned: Sendable, Equatable {
+        var allocation: AllocationState?
+        var populationActiveHour: Int?
+    }
+
+    /// `configuration`'s policy with the learned weights and hour in force.
+    func policy(for configuration: DaemonConfiguration) -> PolicyConfiguration {
+        var policy = configuration.policy
+        let learned = self.learned.withLock { $0 }
+        if let allocation = learned.allocation, allocation.learned {
+            policy.experiment.weightsInForce = allocation.weights
+        }
+        policy.populationActiveHour = learned.populationActiveHour
+        return policy
+    }
+
+    /// When the next recompute is due: the start of the next slot, or in an hour when nothing
+    /// adaptive is configured (a reload that turns it on recomputes at once anyway).
+    func nextRelearnAt(after now: Date) -> Date {
+        let seconds = configuration.experiment.allocation.adaptive?.reweightSeconds ?? 43_200
+        return AdaptiveAllocation.slot(containing: now, reweightSeconds: seconds)
+            .addingTimeInterval(TimeInterval(seconds))
+    }
+
+    /// Recomputes what is due and installs it when it changed.
+    func relearn() async {
+        let configuration = self.configuration
+        let now = wallClock()
+        var learned = self.learned.withLock { $0 }
+        let before = learned
+        guard let source = store as? any LearningStore else { return }
+        let experiment = configuration.experiment
+        if let adaptive = experiment.allocation.adaptive {
+            let names = experiment.configuredWeights.filter { $0.weight > 0 }.map(\.name)
+            let slot = AdaptiveAllocation.slot(containing: now, reweightSeconds: adaptive.reweightSeconds)
+            func current(_ state: AllocationState?) -> Bool {
+                guard let state else { return false }
+                return state.computedAt >= slot && state.groups.map(\.name) == names
+            }
+            if !current(learned.allocation) {
+                do {
+                    if let stored = try await source.allocation(), current(stored) {
+                        learned.allocation = stored
+                    } else {
+                        learned.allocation = try await source.storeAllocation(
+                            await computeAllocation(experiment, adaptive, at: slot))
+                    }
+                } catch {
+                    logger.error("adaptive allocation not recomputed, keeping the weights in force: \(error)")
+                }
+            }
+        } else {
+            learned.allocation = nil
+        }
+        if configuration.notification.sendTime.active != nil {
+            let counts = await source.usersByActiveHour()
+            let most = counts.max() ?? 0
+            learned.populationActiveHour = most > 0 ? counts.firstIndex(of: most) : nil
+        } else {
+            learned.populationActiveHour = nil
+        }
+        metrics.recordAllocation(
+            allocationReport(learned.allocation, configuration).groups.map { ($0.name, $0.weight) })
+        guard learned != before else { return }
+        self.learned.withLock { $0 = learned }
+        await store.setPolicy(ReminderPolicy(configuration: policy(for: configuration)))
+        if let allocation = learned.allocation, allocation != before.allocation {
+            let weights = allocation.groups.map { "\($0.name)=\(String(format: "%.3f", $0.weight))" }
+            logger.notice(
+                "allocation \(allocation.learned ? "learned" : "configured (training)"): \(weights.joined(separator: " "))"
+            )
+        }
+    }
+
+    /// The weights from the decided episodes of every group: the counts as of `slot`, so that
+    /// instances computing the same slot a little apart count alike.
+    private func computeAllocation(
+        _ experiment: Experiment, _ adaptive: Allocation.Adaptive, at slot: Date
+    ) async -> AllocationState {
+        let epoch = Date(timeIntervalSince1970: 0)
+        let all = await store.stats(since: epoch, until: slot)
+        let old = await store.stats(
+            since: epoch, until: slot.addingTimeInterval(-TimeInterval(adaptive.horizonSeconds)))
+        let decided = AdaptiveAllocation.decided(allTime: all, openedBeforeHorizon: old)
+        return AdaptiveAllocation.compute(
+            configured: experiment.configuredWeights, decided: decided, settings: adaptive, at: slot)
+    }
+
+    /// `allocation` of `/v1/stats`.
+    func allocationReport() -> StatsReport.Allocation {
+        allocationReport(learned.withLock { $0.allocation }, configuration)
+    }
+
+    private func allocationReport(
+        _ state: AllocationState?, _ configuration: DaemonConfiguration
+    ) -> StatsReport.Allocation {
+        let experiment = configuration.experiment
+        if experiment.allocation.adaptive != nil, let state {
+            return StatsReport.Allocation(
+                type: "adaptive", computedAt: state.computedAt, learned: state.learned, groups: state.groups)
+        }
+        let weighted = experiment.configuredWeights.filter { $0.weight > 0 }
+        let total = weighted.reduce(0) { $0 + $1.weight }
+        return StatsReport.Allocation(
+            type: experiment.allocation.adaptive != nil ? "adaptive" : "fixed",
+            groups: weighted.map {
+                AllocationState.Group(
+                    name: $0.name, weight: total > 0 ? $0.weight / total : 0, probabilityBest: nil, successes: 0,
+                    failures: 0)
+            })
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import ServiceLifecycle
+
+/// Recomputes the adaptive allocation and the population's active hour at the start of each
+/// `reweightSeconds` slot (`DaemonRuntime.relearn`), and once the store is ready at start.
+struct LearningService<C: Clock>: Service where C.Duration == Duration {
+    let runtime: DaemonRuntime
+    let clock: C
+    /// The longest sleep: a wall clock that jumps, or a reload that shortened the interval, is
+    /// noticed within it.
+    var maximumSleep: Duration = .seconds(60)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await runtime.storeReady.wait()
+            var next = Date.distantPast
+            while !Task.isCancelled {
+                let now = runtime.wallClock()
+                if now >= next {
+                    await runtime.relearn()
+                    next = runtime.nextRelearnAt(after: now)
+                }
+                let wait = min(maximumSleep, .seconds(max(0.001, next.timeIntervalSince(runtime.wallClock()))))
+                do { try await clock.sleep(for: wait) } catch { return }
+            }
+        }
+    }
+}
