@@ -812,6 +812,11 @@ def table():
 
 def main():
     log(f"remindd from {BIN}; temp directory {TMP}")
+    # A bench stopped with kill or a closed terminal still runs the `finally` below: servers
+    # left running (a PostgreSQL whose backends go on with their statements) load the machine
+    # for the next run.
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, lambda received, _: sys.exit(128 + received))
     try:
         if "1" in WORKLOADS:
             w1()
