@@ -14,9 +14,10 @@ extension APIResponder {
     /// `Accept: application/x-ndjson` every user after `after`, one status per line, read from
     /// the store a page at a time while the answer is written.
     func getUsers(_ request: Request) async throws -> Response {
-        let after = try request.uri.queryParameters["after"].map { text throws(ValidationError) in
-            do {
-                return try UserID(String(text))
+        var after: UserID?
+        if let text = request.uri.queryParameters["after"] {
+            do throws(ValidationError) {
+                after = try UserID(String(text))
             } catch {
                 throw ValidationError(field: "after", reason: "must be a user ID: \(error.reason)")
             }

@@ -12,15 +12,19 @@ struct LearningService<C: Clock>: Service where C.Duration == Duration {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            await runtime.storeReady.wait()
             var next = Date.distantPast
             while !Task.isCancelled {
-                let now = runtime.wallClock()
-                if now >= next {
-                    await runtime.relearn()
-                    next = runtime.nextRelearnAt(after: now)
+                // Nothing to learn from before the store is ready (PostgreSQL may be down at
+                // start). Looked at each turn: a wait on the latch would not end at shutdown.
+                var wait = Duration.seconds(1)
+                if runtime.storeReady.isOpen {
+                    let now = runtime.wallClock()
+                    if now >= next {
+                        await runtime.relearn()
+                        next = runtime.nextRelearnAt(after: now)
+                    }
+                    wait = min(maximumSleep, .seconds(max(0.001, next.timeIntervalSince(runtime.wallClock()))))
                 }
-                let wait = min(maximumSleep, .seconds(max(0.001, next.timeIntervalSince(runtime.wallClock()))))
                 do { try await clock.sleep(for: wait) } catch { return }
             }
         }

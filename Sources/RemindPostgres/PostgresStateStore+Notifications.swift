@@ -37,8 +37,13 @@ extension PostgresStateStore {
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("LISTEN connection lost, reconnecting in \(delay): \(Self.describe(error))")
-                noteConnectionFailure()
+                if let error = error as? PSQLError, error.code == .clientClosedConnection {
+                    // Closed on this side: a pool replaced after a failure, or the store closing.
+                    logger.debug("LISTEN connection closed, reconnecting in \(delay)")
+                } else {
+                    logger.warning("LISTEN connection lost, reconnecting in \(delay): \(Self.describe(error))")
+                    noteConnectionFailure()
+                }
             }
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(5))

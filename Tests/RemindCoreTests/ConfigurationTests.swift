@@ -12,7 +12,7 @@ struct ConfigurationTests {
         #expect(try LocationNotificationConfiguration(object: [:]) == defaults)
         #expect(
             defaults.json.serialized
-                == #"{"showRecurringNotification":false,"notificationTriggerDelay":604800,"notificationTitle":"App is unable to record trips","notificationDescription":"Please grant Always access for location.","remindFor":["locationServicesTurnedOff","locationNotAuthorizedAlways"],"byReason":{},"localizations":{}}"#
+                == #"{"showRecurringNotification":false,"notificationTriggerDelay":604800,"notificationTitle":"App is unable to record trips","notificationDescription":"Please grant Always access for location.","remindFor":["locationServicesTurnedOff","locationNotAuthorizedAlways"],"byReason":{},"localizations":{},"sendTime":"due"}"#
         )
     }
 

@@ -87,7 +87,7 @@ struct SendTimeTests {
     /// Quiet hours apply after the send time.
     @Test func quietHoursApplyAfterTheSendTime() throws {
         var configuration = Self.active(minReports: 0)
-        configuration.quietHours = try QuietHours(start: "21:00", end: "08:00")
+        configuration.quietHours = QuietHours(start: 21 * 60, end: 8 * 60)
         var harness = PolicyHarness(configuration)
         for day in 1...3 {
             harness.report(Fixtures.report(.whileInUse, at: "2026-11-0\(day)T22:30:00Z", timeZone: "UTC"))

@@ -17,7 +17,7 @@ extension APITests {
                                      "notificationTitle":"App is unable to record trips",
                                      "notificationDescription":"Please grant Always access for location.",
                                      "remindFor":["locationServicesTurnedOff","locationNotAuthorizedAlways"],
-                                     "byReason":{},"localizations":{}},
+                                     "byReason":{},"localizations":{},"sendTime":"due"},
                      "stateDirectory":"\(api.stateDirectory)",
                      "listen":{"socket":"\(api.root)/s.sock","tcp":null,"tokenFile":null,"tokensFile":null,"tls":null},
                      "schedule":{"catchUpSpreadSeconds":0,"quietHours":null,"jitterSeconds":0,
@@ -25,7 +25,7 @@ extension APITests {
                      "heartbeat":{"intervalSeconds":null},
                      "history":{"maxEntries":1000},
                      "sinks":[],"services":{},
-                     "experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[]},
+                     "experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[],"allocation":"fixed"},
                      "storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10,"parts":1},
                      "console":{"enabled":true}}
                     """)

@@ -31,7 +31,7 @@ extension APITests {
                  "notificationTitle":"App is unable to record trips",
                  "notificationDescription":"Please grant Always access for location.",
                  "remindFor":["locationServicesTurnedOff","locationNotAuthorizedAlways"],"byReason":{},
-                 "localizations":{}}
+                 "localizations":{},"sendTime":"due"}
                 """
             let sink = #"{"name":"events","type":"file","delivered":0,"failed":0,"pending":0}"#
             let status = try await client.get("/v1/status")
@@ -167,7 +167,7 @@ extension APITests {
 
     /// Unknown paths are 404 problems.
     @Test(arguments: [
-        "/", "/v1", "/v1/", "/v1/users", "/v2/status", "/v1/status/", "/v1/status/extra", "/metrics/x",
+        "/", "/v1", "/v1/", "/v1/user", "/v2/status", "/v1/status/", "/v1/status/extra", "/metrics/x",
         "/v1/users/u-42/unknown", "/v1/users/u-42/reports/extra", "/V1/status",
     ])
     func unknownPathIsNotFound(_ path: String) async throws {

@@ -46,7 +46,9 @@ struct DiskFullEndToEndTests {
             let location = round / users.count % 2 == 0 ? "always" : "denied"
             let reply = try daemon.post(user, #"{"location":"\#(location)"}"#)
             if reply.status == 200 {
-                #expect(refused == 0, "accepted after a refusal")
+                // A smaller entry may still fit where a refused larger one did not (a change
+                // that closes an episode writes its outcome too): what matters is that each
+                // accepted one is kept and each refused one changes nothing, checked below.
                 accepted[user] = location
                 continue
             }

@@ -80,8 +80,13 @@ struct PostgresHealthTests {
             standardError: null)
         defer { holder.stop() }
         try await waitUntil("the lock held", within: .seconds(30), every: .milliseconds(20)) {
-            (try? server.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"))
-                == "1\n"
+            // The holder's lock, not the store's own presence lock.
+            (try? server.psql(
+                database,
+                """
+                SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                WHERE l.locktype = 'advisory' AND l.granted AND a.query LIKE '%pg_sleep(600)%'
+                """)) == "1\n"
         }
         let waiting = Task { try await report(store, "held") }
         try await waitUntil("the report waiting for the lock", within: .seconds(30), every: .milliseconds(20)) {

@@ -53,6 +53,7 @@ struct HelpTests {
           remindctl pending --before 7d
           remindctl --json history u-42 --limit 5
           remindctl config check /etc/remindd/remindd.json
+          remindctl export > users.ndjson
           remindctl --url https://host:8650 --cacert ca.pem --token-file t status
 
         Exit codes: 0 success, 1 failure reported by remindd, 2 usage, 3 remindd
