@@ -185,7 +185,8 @@ struct PostgresStoreTests {
         async let first = a.record(Fixtures.userID("nobody"))
         async let second = b.record(Fixtures.userID("nobody"))
         _ = try await (first, second)
-        #expect(try server.psql(database, "SELECT version FROM remindd_schema ORDER BY version") == "1\n2\n3\n4\n5\n6\n7\n")
+        #expect(
+            try server.psql(database, "SELECT version FROM remindd_schema ORDER BY version") == "1\n2\n3\n4\n5\n6\n7\n")
         let settings = try server.psql(
             database, "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'remindd_outbox'")
         #expect(settings.contains("fillfactor=50") && settings.contains("autovacuum_vacuum_threshold=5000"))
