@@ -24,7 +24,8 @@ def ndjson_line(ctx, value):
 def ndjson_answer_lines(ctx, response, case):
     if case.operation.path != BULK_PATH or response.status_code != 200:
         return None
-    media = response.headers.get("Content-Type", [""])
+    # Header names come as the server sent them or in lower case, depending on the transport.
+    media = next((value for name, value in response.headers.items() if name.lower() == "content-type"), "")
     media = (media[0] if isinstance(media, list) else media).split(";")[0].strip()
     if media != "application/x-ndjson":
         raise AssertionError(f"a 200 of {BULK_PATH} is {media!r}, not application/x-ndjson")
