@@ -80,6 +80,14 @@ public struct StorageConfiguration: Sendable, Equatable {
         return try DatabaseURL(parsing: String(decoding: bytes, as: UTF8.self), field: "storage.urlFile")
     }
 
+    /// The database's URL for `type` `postgres`, which needs one.
+    public func requiredURL() throws(ValidationError) -> DatabaseURL {
+        guard let url = try resolvedURL() else {
+            throw ValidationError(field: "storage.url", reason: "is required with type postgres")
+        }
+        return url
+    }
+
     /// The effective configuration: the URL with its password as `***`.
     public var json: JSONValue {
         .object([

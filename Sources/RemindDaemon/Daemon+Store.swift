@@ -64,10 +64,7 @@ extension Daemon {
         case .postgres:
             let url: DatabaseURL
             do {
-                guard let resolved = try configuration.storage.resolvedURL() else {
-                    throw ValidationError(field: "storage.url", reason: "is required with type postgres")
-                }
-                url = resolved
+                url = try configuration.storage.requiredURL()
             } catch {
                 throw StartupError("remindd: \(error)", exitCode: 78)
             }

@@ -41,6 +41,17 @@ struct MigrateEndToEndTests {
     }
 
     /// How many users the marker in the target says are copied (0 without one).
+    /// Records every answer that differs, by its path.
+    static func expectSame(
+        _ expected: [String: String], _ actual: [String: String], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for key in Set(expected.keys).union(actual.keys).sorted() where expected[key] != actual[key] {
+            Issue.record(
+                "\(key): \(expected[key] ?? "absent") became \(actual[key] ?? "absent")", sourceLocation: sourceLocation
+            )
+        }
+    }
+
     static func usersCopied(_ daemon: DaemonProcess, database: String?) throws -> Int {
         let marker =
             if let database {
@@ -146,11 +157,8 @@ struct MigrateEndToEndTests {
         try source.start()
         try target.start()
         let expected = try Self.answers(source)
-        let migrated = try Self.answers(target)
         #expect(expected["/v1/status users"] != "0")
-        for key in Set(expected.keys).union(migrated.keys).sorted() where expected[key] != migrated[key] {
-            Issue.record("\(key): \(expected[key] ?? "absent") became \(migrated[key] ?? "absent")")
-        }
+        Self.expectSame(expected, try Self.answers(target))
         source.stop()
         target.stop()
     }
@@ -233,11 +241,8 @@ struct MigrateEndToEndTests {
         try whole.start()
         try target.start()
         let expected = try Self.answers(whole)
-        let resumedAnswers = try Self.answers(target)
         #expect(expected["/v1/status users"] == "602")
-        for key in Set(expected.keys).union(resumedAnswers.keys).sorted() where expected[key] != resumedAnswers[key] {
-            Issue.record("\(key): \(expected[key] ?? "absent") became \(resumedAnswers[key] ?? "absent")")
-        }
+        Self.expectSame(expected, try Self.answers(target))
         whole.stop()
         target.stop()
     }

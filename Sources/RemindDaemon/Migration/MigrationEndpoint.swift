@@ -61,10 +61,7 @@ struct MigrationEndpoint {
         case .postgres:
             let url: DatabaseURL
             do {
-                guard let resolved = try configuration.storage.resolvedURL() else {
-                    throw ValidationError(field: "storage.url", reason: "is required with type postgres")
-                }
-                url = resolved
+                url = try configuration.storage.requiredURL()
             } catch {
                 throw .refused("the \(role)'s configuration: \(error)")
             }
