@@ -853,7 +853,9 @@ def main():
         notes.append(f"run failed: {error}")
         raise
     finally:
-        for process in list(processes):
+        # Newest first: the daemons before the PostgreSQL they use, whose shutdown waits for
+        # its clients to leave.
+        for process in reversed(list(processes)):
             stop(process, timeout=120)
         table()
         if ENV.get("KEEP") == "1":
