@@ -52,20 +52,19 @@ struct ImportCommand: ParsableCommand {
             throw ExitCode.daemonFailure
         }
         var importer = Importer(client: session.client, batchSize: batch)
-        var progress = ProgressBar()
+        let progress = ProgressMeter(noun: "lines", total: nil)
         let failure: DaemonClientError?
         do {
-            failure = try importer.run(&input) { done, fraction in progress.update(lines: done, fraction: fraction) }
+            failure = try importer.run(&input) { done, fraction in
+                progress.advance(by: done - progress.done, fraction: fraction)
+            }
         } catch {
             progress.finish()
             Terminal.error("\(error)")
             throw ExitCode.daemonFailure
         }
         let summary = importer.summary
-        // The last figures, however soon after the one before: the rate over the whole run.
-        progress.update(
-            lines: summary.accepted + summary.refused.count, fraction: input.size != nil && failure == nil ? 1 : nil,
-            force: true)
+        // Draws the last figures, however soon after the one before: the rate over the whole run.
         progress.finish()
         if session.json {
             session.terminal.line(summary.json)
@@ -187,8 +186,8 @@ struct ImportSummary {
     func print(_ terminal: Terminal) {
         let total = accepted + refused.count
         terminal.line(
-            "Stored \(ProgressBar.grouped(accepted)) of \(ProgressBar.grouped(total)) reports"
-                + (refused.isEmpty ? "." : "; \(ProgressBar.grouped(refused.count)) refused:"))
+            "Stored \(ProgressLine.grouped(accepted)) of \(ProgressLine.grouped(total)) reports"
+                + (refused.isEmpty ? "." : "; \(ProgressLine.grouped(refused.count)) refused:"))
         for line in refused {
             let user = line.userID.map { " (\($0))" } ?? ""
             terminal.line("  line \(line.line)\(user): \(line.detail)")

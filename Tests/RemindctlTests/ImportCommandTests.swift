@@ -71,7 +71,8 @@ struct ImportCommandTests {
         #expect(Set(first.keys) == ["line", "userID", "detail"])
     }
 
-    /// On a terminal, standard error shows the progress (lines and lines/s); cleared at the end.
+    /// On a terminal, standard error shows the progress (lines and lines/s), the last figures
+    /// left standing at the end.
     @Test func showsProgressOnATerminal() throws {
         let daemon = try DaemonProcess.started()
         let lines = (0..<300).map { #"{"userID":"p-\#($0)","location":"always"}"# }

@@ -16,6 +16,8 @@ public final class ProgressMeter: @unchecked Sendable {
     private var lastDrawn: ContinuousClock.Instant?
     private var width = 0
     public private(set) var done = 0
+    /// How far along, when the total is unknown (`ProgressLine.render`'s `fraction`).
+    private var fraction: Double?
 
     public init(noun: String, total: Int?, enabled: Bool = isatty(STDERR_FILENO) == 1) {
         line = ProgressLine(noun: noun, total: total)
@@ -27,8 +29,9 @@ public final class ProgressMeter: @unchecked Sendable {
     public func setTotal(_ total: Int?) { line.total = total }
 
     /// Counts `count` more done, and redraws when the last drawing is 100 ms old.
-    public func advance(by count: Int) {
+    public func advance(by count: Int, fraction: Double? = nil) {
         done += count
+        if let fraction { self.fraction = fraction }
         guard enabled else { return }
         let now = ContinuousClock.now
         if let lastDrawn, now - lastDrawn < .milliseconds(100) { return }
@@ -46,7 +49,7 @@ public final class ProgressMeter: @unchecked Sendable {
     private func draw() {
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let text = line.render(done: done, elapsedSeconds: seconds)
+        let text = line.render(done: done, elapsedSeconds: seconds, fraction: fraction)
         // Spaces over what a longer line left behind.
         let padding = String(repeating: " ", count: max(0, width - text.count))
         width = text.count
