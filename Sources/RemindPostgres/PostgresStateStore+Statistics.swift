@@ -177,20 +177,22 @@ extension PostgresStateStore {
         since: Date, until: Date, _ outcomes: OutcomeStatistics, sums: [OutcomeAggregate.Keyed],
         on connection: PostgresConnection
     ) async throws -> StatsReport {
+        let sendTime = policy.configuration.notification.sendTime
+        // The user decides an open episode's send-time arm: read only while send time is on.
+        let byArm = sendTime != .due
         var open: [(Date, String, PermissionErrorType?, UserID?)] = []
         for try await (started, group, reason, user) in try await connection.query(
             """
-            SELECT episode_started_at, episode_group, episode_reason, user_id FROM remindd_users
-            WHERE episode_started_at >= \(since) AND episode_started_at < \(until)
+            SELECT episode_started_at, episode_group, episode_reason, CASE WHEN \(byArm) THEN user_id END
+            FROM remindd_users WHERE episode_started_at >= \(since) AND episode_started_at < \(until)
             """, logger: logger
-        ).decode((Date, String?, String?, String).self) {
+        ).decode((Date, String?, String?, String?).self) {
             open.append(
                 (
                     started.millisecondPrecision, group ?? Experiment.defaultGroup,
-                    reason.flatMap(PermissionErrorType.init(rawValue:)), try? UserID(user)
+                    reason.flatMap(PermissionErrorType.init(rawValue:)), user.flatMap { try? UserID($0) }
                 ))
         }
-        let sendTime = policy.configuration.notification.sendTime
         return outcomes.report(since: since, until: until, adding: sums, sendTime: sendTime) { body in
             for (started, group, reason, user) in open { body(started, group, reason, user) }
         }

@@ -312,13 +312,9 @@ struct PackedSchedules: Sendable {
         }
     }
 
-    /// Calls `body` with every open episode's start, group and reason, without building the
-    /// schedules: what `/v1/stats` adds to the closed episodes.
-    func forEachOpenEpisode(_ body: (Date, String, PermissionErrorType?) -> Void) {
-        forEachOpenEpisode { started, group, reason, _ in body(started, group, reason) }
-    }
-
-    /// The same with the user's ID, for what is counted by user (the send-time arm).
+    /// Calls `body` with every open episode's start, group, reason and user (whose send-time
+    /// arm it is in), without building the schedules: what `/v1/stats` adds to the closed
+    /// episodes.
     func forEachOpenEpisode(_ body: (Date, String, PermissionErrorType?, UserID) -> Void) {
         for row in rowOf.values {
             let packed = rows[Int(row)]

@@ -100,8 +100,9 @@ public struct OutcomeStatistics: Sendable {
         since: Date, until: Date, adding sums: [OutcomeAggregate.Keyed] = [], sendTime: SendTime = .due,
         forEachOpen: ((Date, String, PermissionErrorType?, UserID?) -> Void) -> Void
     ) -> StatsReport {
-        var armEpisodes = [0, 0, 0]
-        var armResolved = [0, 0, 0]
+        let armCount = SendTime.Arm.allCases.count + 1
+        var armEpisodes = [Int](repeating: 0, count: armCount)
+        var armResolved = [Int](repeating: 0, count: armCount)
         let lower = since.timeIntervalSince1970
         let upper = until.timeIntervalSince1970
         var tallies: [String: Tally] = [:]
@@ -124,8 +125,9 @@ public struct OutcomeStatistics: Sendable {
             let code = Self.reasonCode(keyed.reason)
             reasonEpisodes[code] += keyed.sum.episodes
             reasonResolved[code] += keyed.sum.resolved
-            armEpisodes[Self.armCode(keyed.sendTime)] += keyed.sum.episodes
-            armResolved[Self.armCode(keyed.sendTime)] += keyed.sum.resolved
+            let arm = Self.armCode(keyed.sendTime)
+            armEpisodes[arm] += keyed.sum.episodes
+            armResolved[arm] += keyed.sum.resolved
             tallies[keyed.group, default: Tally()].closed.merge(keyed.sum)
         }
         for code in 0..<reasonCount where reasonEpisodes[code] > 0 {
@@ -139,7 +141,7 @@ public struct OutcomeStatistics: Sendable {
             let start = startedAt.timeIntervalSince1970
             guard start >= lower && start < upper else { return }
             if let userID, sendTime != .due {
-                armEpisodes[SendTime.Arm.allCases.firstIndex(of: sendTime.arm(for: userID))! + 1] += 1
+                armEpisodes[Self.armCode(sendTime.arm(for: userID))] += 1
             }
             tallies[group, default: Tally()].open += 1
             reasons[reason?.rawValue ?? "unknown", default: (0, 0)].episodes += 1
