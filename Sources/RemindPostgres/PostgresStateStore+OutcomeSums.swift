@@ -47,14 +47,9 @@ extension PostgresStateStore {
 
     /// One batch; nil when another instance holds the fold's lock.
     private func foldOutcomes(on connection: PostgresConnection) async throws -> Int? {
-        var locked = false
-        for try await taken in try await connection.query(
-            "SELECT pg_try_advisory_xact_lock(\(PostgresSchema.lockSpace), \(PostgresSchema.outcomeSumLock))",
-            logger: logger
-        ).decode(Bool.self) {
-            locked = taken
+        guard try await connection.tryAdvisoryLock(PostgresSchema.outcomeSumLock, .transaction, logger: logger) else {
+            return nil
         }
-        guard locked else { return nil }
         var sums: [DayKey: OutcomeAggregate] = [:]
         var folded = 0
         for try await (day, line) in try await connection.query(

@@ -15,14 +15,7 @@ extension PostgresStateStore {
     /// serves on.
     func announcePresence(on connection: PostgresConnection) async {
         do {
-            var taken = false
-            for try await value in try await connection.query(
-                "SELECT pg_try_advisory_lock_shared(\(PostgresSchema.lockSpace), \(PostgresSchema.presenceLock))",
-                logger: logger
-            ).decode(Bool.self) {
-                taken = value
-            }
-            if !taken {
+            if try await !connection.tryAdvisoryLock(PostgresSchema.presenceLock, .sessionShared, logger: logger) {
                 logger.error("remindd migrate is copying to or from \(options.description): stop this instance")
             }
         } catch {
@@ -37,14 +30,9 @@ extension PostgresStateStore {
         let configuration = try await probeConfiguration()
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         do {
-            var taken = false
-            for try await value in try await connection.query(
-                "SELECT pg_try_advisory_lock(\(PostgresSchema.lockSpace), \(PostgresSchema.presenceLock))",
-                logger: logger
-            ).decode(Bool.self) {
-                taken = value
+            if try await connection.tryAdvisoryLock(PostgresSchema.presenceLock, .session, logger: logger) {
+                return connection
             }
-            if taken { return connection }
             var users: [String] = []
             for try await (pid, address) in try await connection.query(
                 """
