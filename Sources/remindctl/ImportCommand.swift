@@ -103,33 +103,31 @@ struct Importer {
         var body: [UInt8] = []
         var numbers: [Int] = []
         var done = 0
-        while true {
-            let line = try input.next()
-            // A batch goes when full, when the next line would take it over the size limit,
-            // or at the end.
-            if let line, numbers.count < batchSize,
-                body.count + line.bytes.count + 1 <= APIPaths.maximumBulkBodySize || numbers.isEmpty
+        // Sends the batch gathered; the failure that stops the import, if any.
+        func flush(_ importer: inout Importer, _ input: InputLines) -> DaemonClientError? {
+            if let failure = importer.send(body, numbers: numbers) {
+                importer.stoppedAt = numbers[0]
+                return failure
+            }
+            done += numbers.count
+            progress(done, input.size.map { Double(input.bytesRead) / Double(max($0, 1)) })
+            body.removeAll(keepingCapacity: true)
+            numbers.removeAll(keepingCapacity: true)
+            return nil
+        }
+        while let line = try input.next() {
+            // A batch goes when full, or when this line would take it over the size limit.
+            if !numbers.isEmpty,
+                numbers.count == batchSize || body.count + line.bytes.count + 1 > APIPaths.maximumBulkBodySize,
+                let failure = flush(&self, input)
             {
-                body += line.bytes
-                body.append(UInt8(ascii: "\n"))
-                numbers.append(line.number)
-                continue
+                return failure
             }
-            if !numbers.isEmpty {
-                if let failure = send(body, numbers: numbers) {
-                    stoppedAt = numbers[0]
-                    return failure
-                }
-                done += numbers.count
-                progress(done, input.size.map { Double(input.bytesRead) / Double(max($0, 1)) })
-                body.removeAll(keepingCapacity: true)
-                numbers.removeAll(keepingCapacity: true)
-            }
-            guard let line else { return nil }
             body += line.bytes
             body.append(UInt8(ascii: "\n"))
             numbers.append(line.number)
         }
+        return numbers.isEmpty ? nil : flush(&self, input)
     }
 
     private mutating func send(_ body: [UInt8], numbers: [Int]) -> DaemonClientError? {
