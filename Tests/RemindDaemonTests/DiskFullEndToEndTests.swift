@@ -84,6 +84,11 @@ struct DiskFullEndToEndTests {
         daemon.stop(signal: SIGKILL)
         try daemon.start()
         #expect(try daemon.client.send("GET", "/v1/users/\(users[0])").text.contains(#""location":"allowOnce""#))
+        // Every report acknowledged while the disk was full survived the kill too.
+        for (user, location) in accepted where user != users[0] {
+            let reply = try daemon.client.send("GET", "/v1/users/\(user)")
+            #expect(reply.text.contains(#""location":"\#(location)""#), "\(user) lost \(location)")
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory + "/quarantine").isEmpty)
         print(
             "disk-full: \(refused) of 40 reports refused with 503 while full, \(accepted.count) accepted before; reads intact; accepting again after space returned"
