@@ -89,6 +89,12 @@ extension PostgresStateStore {
         return .databaseUnavailable(describe(error))
     }
 
+    /// A deadlock or serialization failure: the server aborted the statement so that another
+    /// could go on, and the same statement may succeed when tried again.
+    static func isTransient(_ error: PSQLError) -> Bool {
+        error.code == .server && ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "")
+    }
+
     /// A short reason for logs and `STATUS=`: what the client says, never the URL or password
     /// (PostgresNIO's errors do not carry them).
     public static func describe(_ error: any Error) -> String {

@@ -53,30 +53,42 @@ extension PostgresStateStore {
     /// Keeps the leases of the events this instance's dispatchers hold alive: every third of
     /// the lease. Nothing else of this instance's is renewed (see `LocalState.held`).
     func renewLeasesLoop() async {
-        let owner = options.instance
         let lease = Double(options.leaseSeconds)
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(lease / 3))
             if Task.isCancelled { return }
-            let held = state.withLock { $0.held }
-            guard !held.isEmpty else { continue }
-            let events = held.map(\.eventID)
-            let sinks = held.map(\.sink)
-            do {
-                _ = try await database {
-                    // A lease need not survive a crash of the server (the event then goes again,
-                    // at-least-once): committed without waiting for the WAL's fsync.
-                    try await self.client.query(
-                        """
-                        UPDATE remindd_outbox o SET lease_until = now() + make_interval(secs => \(lease))
-                        FROM unnest(\(events)::text[], \(sinks)::text[]) AS h(event_id, sink)
-                        WHERE o.event_id = h.event_id AND o.sink = h.sink AND o.lease_owner = \(owner)
-                          AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-                        """, logger: self.logger)
-                }
-            } catch {
-                logger.warning("renewing leases: \(Self.describe(error))")
+            await renewLeases()
+        }
+    }
+
+    /// Renews the held events' leases in one statement, passing over rows another transaction
+    /// has locked. Those are this instance's completions and releases deleting or freeing them
+    /// (another instance claims only rows whose lease ran out), so they need no renewal; waiting
+    /// for them deadlocked with a completion that locked the same rows in another order, and
+    /// the completion aborted by it left its events to go again.
+    func renewLeases() async {
+        let held = state.withLock { $0.held }
+        guard !held.isEmpty else { return }
+        let (events, sinks) = (held.map(\.eventID), held.map(\.sink))
+        let (owner, lease) = (options.instance, Double(options.leaseSeconds))
+        do {
+            _ = try await database {
+                // A lease need not survive a crash of the server (the event then goes again,
+                // at-least-once): committed without waiting for the WAL's fsync.
+                try await self.client.query(
+                    """
+                    UPDATE remindd_outbox o SET lease_until = now() + make_interval(secs => \(lease))
+                    WHERE o.seq = ANY(ARRAY(
+                        SELECT r.seq FROM remindd_outbox r
+                        JOIN unnest(\(events)::text[], \(sinks)::text[]) AS h(event_id, sink)
+                          ON r.event_id = h.event_id AND r.sink = h.sink
+                        WHERE r.lease_owner = \(owner)
+                        FOR UPDATE OF r SKIP LOCKED))
+                      AND set_config('synchronous_commit', 'off', true) IS NOT NULL
+                    """, logger: self.logger)
             }
+        } catch {
+            logger.warning("renewing leases: \(Self.describe(error))")
         }
     }
 

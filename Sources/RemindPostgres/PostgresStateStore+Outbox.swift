@@ -211,36 +211,52 @@ extension PostgresStateStore {
     /// event is finished when its deleted rows were all it had (with one sink, every deleted
     /// row finishes its event, and the count per event is skipped). Returns how many finished.
     ///
+    /// The rows are locked first, in `seq` order, as every statement locking several outbox
+    /// rows and waiting for them does: in the order of a join they could deadlock with another
+    /// such statement. A statement aborted by a deadlock all the same (or a serialization
+    /// failure) is tried again, up to three times: given up, its events would go again.
+    ///
     /// A completion may become durable lazily (a completion lost in a crash of the server only
     /// means the event goes again, with its id), so the delete commits without waiting for the
     /// WAL's fsync, as the claim does.
-    private func deleteCompleted(_ keys: [HeldEvent]) async throws -> Int {
+    func deleteCompleted(_ keys: [HeldEvent]) async throws -> Int {
         let events = keys.map(\.eventID)
         let sinks = keys.map(\.sink)
         let oneSink = options.sinks.count == 1
-        return try await database {
-            var finished = 0
-            let query: PostgresQuery =
-                oneSink
-                ? """
-                DELETE FROM remindd_outbox o USING unnest(\(events)::text[], \(sinks)::text[]) AS h(event_id, sink)
-                WHERE o.event_id = h.event_id AND o.sink = h.sink
-                  AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-                RETURNING o.event_id
-                """
+        let locked = """
+            o.seq = ANY(ARRAY(
+                SELECT r.seq FROM remindd_outbox r
+                JOIN unnest($1::text[], $2::text[]) AS h(event_id, sink) ON r.event_id = h.event_id AND r.sink = h.sink
+                ORDER BY r.seq FOR UPDATE OF r))
+              AND set_config('synchronous_commit', 'off', true) IS NOT NULL
+            """
+        var bindings = PostgresBindings()
+        bindings.append(events)
+        bindings.append(sinks)
+        let query = PostgresQuery(
+            unsafeSQL: oneSink
+                ? "DELETE FROM remindd_outbox o WHERE \(locked) RETURNING o.event_id"
                 : """
-                WITH gone AS (
-                    DELETE FROM remindd_outbox o USING unnest(\(events)::text[], \(sinks)::text[]) AS h(event_id, sink)
-                    WHERE o.event_id = h.event_id AND o.sink = h.sink
-                      AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-                    RETURNING o.event_id)
+                WITH gone AS (DELETE FROM remindd_outbox o WHERE \(locked) RETURNING o.event_id)
                 SELECT g.event_id FROM gone g GROUP BY g.event_id
                 HAVING count(*) = (SELECT count(*) FROM remindd_outbox r WHERE r.event_id = g.event_id)
-                """
-            for try await _ in try await self.client.query(query, logger: self.logger).decode(String.self) {
-                finished += 1
+                """,
+            binds: bindings)
+        return try await database {
+            var attempt = 1
+            while true {
+                do {
+                    var finished = 0
+                    for try await _ in try await self.client.query(query, logger: self.logger).decode(String.self) {
+                        finished += 1
+                    }
+                    return finished
+                } catch let error as PSQLError where attempt < 3 && Self.isTransient(error) {
+                    self.logger.notice(
+                        "\(keys.count) completion(s) tried again after: \(Self.describe(error))")
+                    attempt += 1
+                }
             }
-            return finished
         }
     }
 
