@@ -56,13 +56,28 @@ extension PostgresStateStore {
     }
 
     /// `database` around one transaction: committed when `body` returns, rolled back when it
-    /// throws.
+    /// throws; `readOnlySnapshot` for reads that must agree with each other.
+    ///
+    /// The server is told how long this instance waits (`statement_timeout`, for this
+    /// transaction): a statement given up on here would otherwise run on there, and it did. A
+    /// claim that took longer than a request waits was sent again while the first still ran;
+    /// their snapshots kept vacuum from removing the rows delivered meanwhile, which made each
+    /// following claim slower, until dozens ran for minutes at once.
     func transaction<T: Sendable>(
-        timeout: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        timeout: Duration? = nil, readOnlySnapshot: Bool = false,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await database(timeout: timeout) {
+        let milliseconds = String(Int((timeout ?? options.operationTimeout) / .milliseconds(1)))
+        return try await database(timeout: timeout) {
             try await self.client.withTransaction(logger: self.logger) { connection in
-                try await body(connection)
+                if readOnlySnapshot {
+                    // Before any other statement of the transaction, as the server requires.
+                    try await connection.query(
+                        "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: self.logger)
+                }
+                try await connection.query(
+                    "SELECT set_config('statement_timeout', \(milliseconds), true)", logger: self.logger)
+                return try await body(connection)
             }
         }
     }

@@ -67,7 +67,7 @@ extension PostgresStateStore {
     /// for them deadlocked with a completion that locked the same rows in another order, and
     /// the completion aborted by it left its events to go again.
     func renewLeases() async {
-        let held = state.withLock { $0.held }
+        let held = state.withLock { Array($0.held.keys) }
         guard !held.isEmpty else { return }
         let (events, sinks) = (held.map(\.eventID), held.map(\.sink))
         let (owner, lease) = (options.instance, Double(options.leaseSeconds))

@@ -28,7 +28,6 @@ extension PostgresStateStore {
             var kept = state.ahead[sink] ?? []
             let stale = kept.prefix { $0.claimedAt <= freshUntil }.map { HeldEvent(eventID: $0.event.id, sink: sink) }
             kept.removeFirst(stale.count)
-            state.held.subtract(stale)
             let handed = kept.prefix(limit).map(\.event)
             kept.removeFirst(handed.count)
             state.ahead[sink] = kept
@@ -66,25 +65,46 @@ extension PostgresStateStore {
     /// waiting for the WAL's fsync, which was most of its time (`set_config(…, true)` lasts for
     /// this statement's own transaction, and is evaluated for each row updated).
     ///
-    /// A claim looks after the newest row the previous one leased when that one was full:
-    /// otherwise each claim walked the outbox from its oldest row, past the rows already
-    /// leased and those delivered but not yet vacuumed, and a backlog of 200,000 events made
-    /// every claim cost 44 ms (`make bench` W8). Rows passed over (another instance's, a
-    /// user's later event waiting for the earlier one, a lease given back or run out) are
-    /// found when a claim after it comes back short: it looks again from the oldest row at once.
+    /// A claim looks after a cursor, the newest row this instance leased: otherwise each claim
+    /// walked the outbox from its oldest row, past the rows already leased and those delivered
+    /// but not yet vacuumed, and a backlog of 200,000 events made every claim cost 44 ms
+    /// (`make bench` W8). Rows the cursor passed over become claimable in a few ways:
+    /// - a user's later event, waiting for the earlier one: its completion here moves the
+    ///   cursor back to the completed row (the later event comes after it);
+    /// - a lease this instance gives back: the cursor moves back to that row;
+    /// - another instance's lease that runs out or is given back, or a user's earlier event
+    ///   completed there: found when a claim comes back short and looks again from the oldest
+    ///   row, at most once a second. Looking again at every short claim (each time the
+    ///   dispatchers had caught up with the scheduler) walked every row delivered since the
+    ///   last vacuum, a million of them in a 1,000,000-event fire.
     private func lease(for sink: String, limit: Int) async -> [OutboxEvent] {
         let after = state.withLock { $0.claimedThrough[sink] ?? 0 }
         let events = await lease(for: sink, limit: limit, after: after)
         guard events.count < limit, after > 0 else { return events }
+        let now = ContinuousClock.now
+        let lookAgain = state.withLock { state -> Bool in
+            if let last = state.lookedFromOldest[sink], now - last < .seconds(1) { return false }
+            state.lookedFromOldest[sink] = now
+            return true
+        }
+        guard lookAgain else { return events }
         return events + (await lease(for: sink, limit: limit - events.count, after: 0))
+    }
+
+    /// Moves the claim cursor back so that the next claim looks after `seq` (a row that became
+    /// claimable is after it).
+    func lowerCursor(_ sink: String, toAfter seq: Int64, in state: inout LocalState) {
+        state.cursorLowered[sink, default: 0] += 1
+        if let cursor = state.claimedThrough[sink], cursor > seq { state.claimedThrough[sink] = seq }
     }
 
     /// Leases up to `limit` events of `sink` among the rows after `after`.
     private func lease(for sink: String, limit: Int, after: Int64) async -> [OutboxEvent] {
         let (owner, lease) = (options.instance, Double(options.leaseSeconds))
+        let lowered = state.withLock { $0.cursorLowered[sink] ?? 0 }
         do {
-            let events = try await database {
-                let rows = try await self.client.query(
+            let events = try await transaction { connection in
+                let rows = try await connection.query(
                     """
                     UPDATE remindd_outbox o SET lease_owner = \(owner),
                         lease_until = now() + make_interval(secs => \(lease))
@@ -103,15 +123,17 @@ extension PostgresStateStore {
                 for try await (seq, body) in rows.decode((Int64, String).self) {
                     claimed.append((seq, try OutboxEvent(bytes: Array(body.utf8))))
                 }
-                claimed.sort { $0.0 < $1.0 }
-                let through = claimed.count == limit ? claimed.last?.0 ?? 0 : 0
-                self.state.withLock { $0.claimedThrough[sink] = through }
-                return claimed.map(\.1)
+                return claimed
             }
             state.withLock { state in
-                for event in events { state.held.insert(HeldEvent(eventID: event.id, sink: sink)) }
+                // Not past a row that became claimable while this claim ran: it may have
+                // passed over it.
+                if let newest = events.map(\.0).max(), state.cursorLowered[sink] ?? 0 == lowered {
+                    state.claimedThrough[sink] = max(state.claimedThrough[sink] ?? 0, newest)
+                }
+                for (seq, event) in events { state.held[HeldEvent(eventID: event.id, sink: sink)] = seq }
             }
-            return events
+            return events.sorted { $0.0 < $1.0 }.map(\.1)
         } catch {
             logger.warning("claiming events for \(sink): \(error)")
             return []
@@ -124,7 +146,6 @@ extension PostgresStateStore {
         let keys = state.withLock { state -> [HeldEvent] in
             let keys = state.ahead.flatMap { sink, kept in kept.map { HeldEvent(eventID: $0.event.id, sink: sink) } }
             state.ahead = [:]
-            state.held.subtract(keys)
             return keys
         }
         guard !keys.isEmpty, !health.withLock({ $0.isDown }) else { return }
@@ -135,6 +156,12 @@ extension PostgresStateStore {
     /// `database`: at shutdown its watch has stopped); what cannot be given back waits for its
     /// lease to run out.
     private func giveBack(_ keys: [HeldEvent], why: String) async {
+        state.withLock { state in
+            for key in keys {
+                guard let seq = state.held.removeValue(forKey: key) else { continue }
+                lowerCursor(key.sink, toAfter: seq - 1, in: &state)
+            }
+        }
         let (events, sinks, owner) = (keys.map(\.eventID), keys.map(\.sink), options.instance)
         do {
             try await withTimeout(.seconds(5)) {
@@ -202,7 +229,13 @@ extension PostgresStateStore {
                 logger.error("\(keys.count) delivered event(s) not marked done (they may go again): \(error)")
             }
             // Done or not, the dispatchers no longer hold them: a lease not renewed runs out.
-            state.withLock { $0.held.subtract(keys) }
+            // A user's later event waiting for one of these comes after it.
+            state.withLock { state in
+                for key in keys {
+                    guard let seq = state.held.removeValue(forKey: key) else { continue }
+                    lowerCursor(key.sink, toAfter: seq, in: &state)
+                }
+            }
             for (_, continuation) in batch { continuation.resume() }
         }
     }
@@ -262,7 +295,10 @@ extension PostgresStateStore {
 
     /// Gives the lease back at once, so that any instance may take the event.
     public func release(_ eventID: String, sink: String) async {
-        state.withLock { _ = $0.held.remove(HeldEvent(eventID: eventID, sink: sink)) }
+        state.withLock { state in
+            guard let seq = state.held.removeValue(forKey: HeldEvent(eventID: eventID, sink: sink)) else { return }
+            lowerCursor(sink, toAfter: seq - 1, in: &state)
+        }
         let owner = options.instance
         do {
             try await database {

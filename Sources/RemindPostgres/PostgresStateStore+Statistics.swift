@@ -79,9 +79,7 @@ extension PostgresStateStore {
         let firstDay = (since.timeIntervalSince1970 / Self.secondsPerDay).rounded(.up)
         let endDay = (until.timeIntervalSince1970 / Self.secondsPerDay).rounded(.down)
         do {
-            return try await transaction(timeout: .seconds(60)) { connection in
-                try await connection.query(
-                    "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: self.logger)
+            return try await transaction(timeout: .seconds(60), readOnlySnapshot: true) { connection in
                 guard firstDay < endDay else {
                     var outcomes = OutcomeStatistics()
                     try await self.addOutcomes(

@@ -97,14 +97,19 @@ public final class PostgresStateStore: StateStore, Service {
         /// only their leases are renewed. A claim whose answer never reached a dispatcher (its
         /// request timed out after the server leased) is not here, so its lease runs out and
         /// any instance takes the event again.
-        var held: Set<HeldEvent> = []
+        /// With each its outbox row's `seq` (see `lowerCursor`).
+        var held: [HeldEvent: Int64] = [:]
         /// Events claimed for each sink ahead of its dispatcher's asking (oldest first), and
         /// the most that dispatcher asked for at once.
         var ahead: [String: [AheadEvent]] = [:]
         var widest: [String: Int] = [:]
-        /// Per sink, the newest outbox row the last full claim leased: the next claim looks
-        /// after it (see `lease`).
+        /// Per sink, the claim cursor: the next claim looks after this outbox row (see
+        /// `lease`), and when the last look from the oldest row again was.
         var claimedThrough: [String: Int64] = [:]
+        var lookedFromOldest: [String: ContinuousClock.Instant] = [:]
+        /// Per sink, how many times the cursor was moved back (a claim running meanwhile
+        /// does not move it forward).
+        var cursorLowered: [String: Int] = [:]
         /// Completions waiting for the next group-committed delete, and whether one runs.
         var completing: [(HeldEvent, CheckedContinuation<Void, Never>)] = []
         var flushing = false

@@ -8,11 +8,12 @@ import Testing
 
 @testable import RemindPostgres
 
-/// Statements that lock several outbox rows at once against a transaction of the test's own
-/// that holds some of them: a renewal does not wait, and a completion that a deadlock aborts
-/// is tried again instead of leaving its events to go twice.
+/// Statements that compete with others: outbox statements locking several rows against a
+/// transaction of the test's own that holds some of them (a renewal does not wait, a
+/// completion that a deadlock aborts is tried again instead of leaving its events to go
+/// twice), and a statement this instance stopped waiting for, which the server stops too.
 @Suite(.ownThread, .enabled(if: PostgresServer.isInstalled, "needs Debian's postgresql"))
-struct PostgresOutboxLockTests {
+struct PostgresContentionTests {
     let start = Fixtures.date("2026-11-15T10:00:00Z")
     let policy = ReminderPolicy(
         configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
@@ -88,6 +89,25 @@ struct PostgresOutboxLockTests {
         try await holder.value
         #expect(try await deleted == 2)
         #expect(try server.psql(database, "SELECT count(*) FROM remindd_outbox") == "0\n")
+        await store.close()
+    }
+
+    /// A transaction given up on after its timeout is cancelled by the server as well: left
+    /// running, its snapshot held back vacuum and its work competed with the retry.
+    @Test func statementGivenUpOnStopsOnTheServer() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let store = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        _ = try await store.record(Fixtures.userID("nobody"))
+        await #expect(throws: StoreError.self) {
+            try await store.transaction(timeout: .seconds(1)) { connection in
+                try await connection.query("SELECT pg_sleep(60)", logger: logger)
+            }
+        }
+        let sleeping = "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(60)%'"
+        try await waitUntil("the server to stop the statement", within: .seconds(20), every: .milliseconds(50)) {
+            try server.psql(database, sleeping) == "0\n"
+        }
         await store.close()
     }
 }
