@@ -87,9 +87,10 @@ def start(argv, **kwargs):
 
 
 def stop(process, timeout=600):
-    """SIGTERM, then SIGKILL after `timeout`; only processes this script started."""
+    """SIGTERM (or the process's `stop_signal`), then SIGKILL after `timeout`; only processes
+    this script started."""
     if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(getattr(process, "stop_signal", signal.SIGTERM))
         try:
             process.wait(timeout)
         except subprocess.TimeoutExpired:
