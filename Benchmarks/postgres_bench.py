@@ -78,6 +78,15 @@ class Postgres:
     def stop(self):
         self.b.stop(self.process)
 
+    def outbox_size(self, label, database):
+        """Logs the outbox's size on disk with its indexes, and its live and dead rows, after a
+        run: what deletes in batches and the table's autovacuum settings leave of it."""
+        size, live, dead = self.psql(
+            "SELECT pg_total_relation_size('remindd_outbox'), n_live_tup, n_dead_tup "
+            "FROM pg_stat_user_tables WHERE relname = 'remindd_outbox'", database).strip().split("|")
+        self.b.log(f"W8 outbox after {label}: {int(size) / 2**20:.1f} MiB with indexes, {live} live rows, {dead} dead")
+        self.b.notes.append(f"outbox after {label}: {int(size) / 2**20:.1f} MiB, {live} live rows, {dead} dead")
+
     def profile(self, label, database):
         """Logs the statements that took most of the server's time in `database`, then resets."""
         if not W8_PROFILE:
@@ -204,9 +213,11 @@ def w8(b):
                 "files": fire([b.Remindd("w8-fire-files", delay=1, state=seeder.state)], b),
                 "pg1": fire([b.Remindd("w8-fire-pg1", delay=1, extra={"storage": pg.database("fire1", "seeded")})], b),
             }
+            pg.outbox_size("fire, 1 instance", "fire1")
             pg.profile("fire, 1 instance", "fire1")
             storage = pg.database("fire2", "seeded")
             fired["pg2"] = fire([b.Remindd(f"w8-fire-pg2{x}", delay=1, extra={"storage": storage}) for x in "ab"], b)
+            pg.outbox_size("fire, 2 instances", "fire2")
             for key, label in (("files", "files"), ("pg1", "PostgreSQL, 1 instance"), ("pg2", "PostgreSQL, 2 instances")):
                 r = fired[key]
                 b.log(f"W8 fire {label}: {r}")

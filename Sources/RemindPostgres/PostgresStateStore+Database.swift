@@ -50,7 +50,11 @@ extension PostgresStateStore {
         } catch {
             work.cancel()
             let refused = Self.storeError(error)
-            if refused.isUnavailable, !(error is OperationTimeout) { noteConnectionFailure() }
+            // A statement the server stopped at this operation's timeout (`transaction`) says
+            // no more than this side's own timeout: not that the connection failed.
+            if refused.isUnavailable, !(error is OperationTimeout), Self.sqlState(error) != Self.queryCanceled {
+                noteConnectionFailure()
+            }
             throw refused
         }
     }
@@ -93,6 +97,7 @@ extension PostgresStateStore {
         }
         if let error = error as? PSQLError, error.code == .server {
             let state = error.serverInfo?[.sqlState] ?? ""
+            if state == queryCanceled { return .databaseUnavailable(OperationTimeout().description) }
             let message = error.serverInfo?[.message] ?? "server error"
             // Connection exceptions, operator intervention (shutdown, restart), insufficient
             // resources, system errors: the database is not there for us right now.
@@ -102,6 +107,20 @@ extension PostgresStateStore {
             return .database("\(message) (\(state))")
         }
         return .databaseUnavailable(describe(error))
+    }
+
+    /// The SQLSTATE of a statement the server stopped at `statement_timeout`.
+    static let queryCanceled = "57014"
+
+    /// The SQLSTATE of what the server refused, inside a transaction's wrapper too.
+    static func sqlState(_ error: any Error) -> String? {
+        if let error = error as? PostgresTransactionError,
+            let inner = error.closureError ?? error.beginError ?? error.commitError
+        {
+            return sqlState(inner)
+        }
+        guard let error = error as? PSQLError, error.code == .server else { return nil }
+        return error.serverInfo?[.sqlState]
     }
 
     /// A deadlock or serialization failure: the server aborted the statement so that another

@@ -76,7 +76,9 @@ extension PostgresStateStore {
     ///   completed there: found when a claim comes back short and looks again from the oldest
     ///   row, at most once a second. Looking again at every short claim (each time the
     ///   dispatchers had caught up with the scheduler) walked every row delivered since the
-    ///   last vacuum, a million of them in a 1,000,000-event fire.
+    ///   last vacuum, a million of them in a 1,000,000-event fire. That look is given up
+    ///   after a second (the dispatcher asking waits for it), and made again later: while
+    ///   vacuum cannot keep up, it took longer than a request waits.
     private func lease(for sink: String, limit: Int) async -> [OutboxEvent] {
         let after = state.withLock { $0.claimedThrough[sink] ?? 0 }
         let events = await lease(for: sink, limit: limit, after: after)
@@ -88,7 +90,7 @@ extension PostgresStateStore {
             return true
         }
         guard lookAgain else { return events }
-        return events + (await lease(for: sink, limit: limit - events.count, after: 0))
+        return events + (await lease(for: sink, limit: limit - events.count, after: 0, within: .seconds(1)))
     }
 
     /// Moves the claim cursor back so that the next claim looks after `seq` (a row that became
@@ -98,12 +100,13 @@ extension PostgresStateStore {
         if let cursor = state.claimedThrough[sink], cursor > seq { state.claimedThrough[sink] = seq }
     }
 
-    /// Leases up to `limit` events of `sink` among the rows after `after`.
-    private func lease(for sink: String, limit: Int, after: Int64) async -> [OutboxEvent] {
+    /// Leases up to `limit` events of `sink` among the rows after `after`; `within` a time
+    /// shorter than a request's, for a look that may be made later instead.
+    private func lease(for sink: String, limit: Int, after: Int64, within: Duration? = nil) async -> [OutboxEvent] {
         let (owner, lease) = (options.instance, Double(options.leaseSeconds))
         let lowered = state.withLock { $0.cursorLowered[sink] ?? 0 }
         do {
-            let events = try await transaction { connection in
+            let events = try await transaction(timeout: within) { connection in
                 let rows = try await connection.query(
                     """
                     UPDATE remindd_outbox o SET lease_owner = \(owner),
@@ -135,7 +138,11 @@ extension PostgresStateStore {
             }
             return events.sorted { $0.0 < $1.0 }.map(\.1)
         } catch {
-            logger.warning("claiming events for \(sink): \(error)")
+            if within != nil, (error as? StoreError)?.isUnavailable == true, !health.withLock({ $0.isDown }) {
+                logger.debug("looking for passed-over events for \(sink) given up for now: \(error)")
+            } else {
+                logger.warning("claiming events for \(sink): \(error)")
+            }
             return []
         }
     }
