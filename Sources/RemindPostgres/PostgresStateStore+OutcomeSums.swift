@@ -107,12 +107,12 @@ extension PostgresStateStore {
 
     /// day, group, reason, episodes, resolved, forgotten, after_reminders, ttf_exact,
     /// ttf_buckets, ttf_counts, send_time.
-    typealias DayRow = (Int, String, String, Int, Int, Int, [Int], [Double]?, [Int], [Int], String)
+    typealias DayRow = (Int, String, String, Int, Int, Int, BigintArray, [Double]?, BigintArray, BigintArray, String)
 
     /// A day sum from its columns: with its times to fix when `ttf_exact` holds them, else by
     /// their buckets; nil when the parts do not add up.
     static func aggregate(_ row: DayRow) -> OutcomeAggregate? {
-        let (resolved, exact, buckets, counts) = (row.4, row.7, row.8, row.9)
+        let (resolved, exact, buckets, counts) = (row.4, row.7, row.8.values, row.9.values)
         guard buckets.count == counts.count, counts.reduce(0, +) == resolved else { return nil }
         let times: TimeToFix?
         if let exact {
@@ -122,7 +122,7 @@ extension PostgresStateStore {
         }
         guard let times else { return nil }
         return OutcomeAggregate(
-            episodes: row.3, resolved: resolved, forgotten: row.5, resolvedAfterReminders: row.6, timesToFix: times)
+            episodes: row.3, resolved: resolved, forgotten: row.5, resolvedAfterReminders: row.6.values, timesToFix: times)
     }
 }
 
