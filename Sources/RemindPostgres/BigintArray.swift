@@ -3,8 +3,8 @@ import PostgresNIO
 
 /// A `bigint[]` column read straight from PostgreSQL's binary array format. PostgresNIO's
 /// `[Int]` decodes each element through generic code that looks up type metadata every time:
-/// a profile of `/v1/stats` over a million episodes' day sums (~66,000 bucket numbers) had it
-/// and the retains around it as most of the request's 220 ms.
+/// in a profile of `/v1/stats` over a million episodes' day sums (~66,000 bucket numbers) it
+/// and the retains around it were most of remindd's CPU, ~22 ms a request; read here, ~11 ms.
 struct BigintArray: PostgresDecodable, Sendable {
     var values: [Int]
 
