@@ -36,8 +36,4 @@ struct BigintArray: PostgresDecodable, Sendable {
         }
         self.values = values
     }
-
-    init(_ values: [Int]) {
-        self.values = values
-    }
 }

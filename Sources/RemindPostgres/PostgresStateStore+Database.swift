@@ -87,14 +87,10 @@ extension PostgresStateStore {
     }
 
     static func storeError(_ error: any Error) -> StoreError {
-        if let error = error as? StoreError { return error }
         // What failed inside the transaction, not its wrapper: a statement the server refused
         // is not an unreachable database.
-        if let error = error as? PostgresTransactionError,
-            let inner = error.closureError ?? error.beginError ?? error.commitError
-        {
-            return storeError(inner)
-        }
+        let error = unwrapped(error)
+        if let error = error as? StoreError { return error }
         if let error = error as? PSQLError, error.code == .server {
             let state = error.serverInfo?[.sqlState] ?? ""
             if state == queryCanceled { return .databaseUnavailable(OperationTimeout().description) }
@@ -112,21 +108,24 @@ extension PostgresStateStore {
     /// The SQLSTATE of a statement the server stopped at `statement_timeout`.
     static let queryCanceled = "57014"
 
+    /// What failed inside a transaction, not its wrapper.
+    static func unwrapped(_ error: any Error) -> any Error {
+        guard let error = error as? PostgresTransactionError,
+            let inner = error.closureError ?? error.beginError ?? error.commitError
+        else { return error }
+        return unwrapped(inner)
+    }
+
     /// The SQLSTATE of what the server refused, inside a transaction's wrapper too.
     static func sqlState(_ error: any Error) -> String? {
-        if let error = error as? PostgresTransactionError,
-            let inner = error.closureError ?? error.beginError ?? error.commitError
-        {
-            return sqlState(inner)
-        }
-        guard let error = error as? PSQLError, error.code == .server else { return nil }
+        guard let error = unwrapped(error) as? PSQLError, error.code == .server else { return nil }
         return error.serverInfo?[.sqlState]
     }
 
     /// A deadlock or serialization failure: the server aborted the statement so that another
     /// could go on, and the same statement may succeed when tried again.
-    static func isTransient(_ error: PSQLError) -> Bool {
-        error.code == .server && ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "")
+    static func isTransient(_ error: any Error) -> Bool {
+        ["40P01", "40001"].contains(sqlState(error) ?? "")
     }
 
     /// A short reason for logs and `STATUS=`: what the client says, never the URL or password

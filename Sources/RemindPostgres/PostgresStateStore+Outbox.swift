@@ -93,11 +93,16 @@ extension PostgresStateStore {
         return events + (await lease(for: sink, limit: limit - events.count, after: 0, within: .seconds(1)))
     }
 
-    /// Moves the claim cursor back so that the next claim looks after `seq` (a row that became
-    /// claimable is after it).
-    func lowerCursor(_ sink: String, toAfter seq: Int64, in state: inout LocalState) {
-        state.cursorLowered[sink, default: 0] += 1
-        if let cursor = state.claimedThrough[sink], cursor > seq { state.claimedThrough[sink] = seq }
+    /// Stops holding `keys`, and moves each sink's claim cursor back so that the next claim
+    /// looks again where a row became claimable: at the row itself when its lease was given
+    /// back, after it when it was deleted (a user's later event waiting for it comes after it).
+    func stopHolding(_ keys: some Sequence<HeldEvent>, deleted: Bool, in state: inout LocalState) {
+        for key in keys {
+            guard let seq = state.held.removeValue(forKey: key) else { continue }
+            let after = deleted ? seq : seq - 1
+            state.cursorLowered[key.sink, default: 0] += 1
+            if let cursor = state.claimedThrough[key.sink], cursor > after { state.claimedThrough[key.sink] = after }
+        }
     }
 
     /// Leases up to `limit` events of `sink` among the rows after `after`; `within` a time
@@ -163,12 +168,7 @@ extension PostgresStateStore {
     /// `database`: at shutdown its watch has stopped); what cannot be given back waits for its
     /// lease to run out.
     private func giveBack(_ keys: [HeldEvent], why: String) async {
-        state.withLock { state in
-            for key in keys {
-                guard let seq = state.held.removeValue(forKey: key) else { continue }
-                lowerCursor(key.sink, toAfter: seq - 1, in: &state)
-            }
-        }
+        state.withLock { stopHolding(keys, deleted: false, in: &$0) }
         let (events, sinks, owner) = (keys.map(\.eventID), keys.map(\.sink), options.instance)
         do {
             try await withTimeout(.seconds(5)) {
@@ -236,13 +236,7 @@ extension PostgresStateStore {
                 logger.error("\(keys.count) delivered event(s) not marked done (they may go again): \(error)")
             }
             // Done or not, the dispatchers no longer hold them: a lease not renewed runs out.
-            // A user's later event waiting for one of these comes after it.
-            state.withLock { state in
-                for key in keys {
-                    guard let seq = state.held.removeValue(forKey: key) else { continue }
-                    lowerCursor(key.sink, toAfter: seq, in: &state)
-                }
-            }
+            state.withLock { stopHolding(keys, deleted: true, in: &$0) }
             for (_, continuation) in batch { continuation.resume() }
         }
     }
@@ -291,7 +285,7 @@ extension PostgresStateStore {
                         finished += 1
                     }
                     return finished
-                } catch let error as PSQLError where attempt < 3 && Self.isTransient(error) {
+                } catch  where attempt < 3 && Self.isTransient(error) {
                     self.logger.notice(
                         "\(keys.count) completion(s) tried again after: \(Self.describe(error))")
                     attempt += 1
@@ -302,10 +296,7 @@ extension PostgresStateStore {
 
     /// Gives the lease back at once, so that any instance may take the event.
     public func release(_ eventID: String, sink: String) async {
-        state.withLock { state in
-            guard let seq = state.held.removeValue(forKey: HeldEvent(eventID: eventID, sink: sink)) else { return }
-            lowerCursor(sink, toAfter: seq - 1, in: &state)
-        }
+        state.withLock { stopHolding([HeldEvent(eventID: eventID, sink: sink)], deleted: false, in: &$0) }
         let owner = options.instance
         do {
             try await database {

@@ -122,7 +122,8 @@ extension PostgresStateStore {
         }
         guard let times else { return nil }
         return OutcomeAggregate(
-            episodes: row.3, resolved: resolved, forgotten: row.5, resolvedAfterReminders: row.6.values, timesToFix: times)
+            episodes: row.3, resolved: resolved, forgotten: row.5, resolvedAfterReminders: row.6.values,
+            timesToFix: times)
     }
 }
 

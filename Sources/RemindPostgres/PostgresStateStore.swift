@@ -97,7 +97,7 @@ public final class PostgresStateStore: StateStore, Service {
         /// only their leases are renewed. A claim whose answer never reached a dispatcher (its
         /// request timed out after the server leased) is not here, so its lease runs out and
         /// any instance takes the event again.
-        /// With each its outbox row's `seq` (see `lowerCursor`).
+        /// With each its outbox row's `seq` (see `stopHolding`).
         var held: [HeldEvent: Int64] = [:]
         /// Events claimed for each sink ahead of its dispatcher's asking (oldest first), and
         /// the most that dispatcher asked for at once.
