@@ -99,11 +99,15 @@ struct PostgresContentionTests {
         let database = try server.createDatabase()
         let store = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
         _ = try await store.record(Fixtures.userID("nobody"))
+        // The rows are read in the transaction: whichever side stops first (this one's timer,
+        // or the server's statement timeout, whose error comes with the rows), it fails.
         await #expect(throws: StoreError.self) {
             try await store.transaction(timeout: .seconds(1)) { connection in
-                try await connection.query("SELECT pg_sleep(60)", logger: logger)
+                for try await _ in try await connection.query("SELECT pg_sleep(60)", logger: logger) {}
             }
         }
+        // Neither is taken for a lost connection.
+        #expect(!store.health.withLock { $0.isDown })
         let sleeping = "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(60)%'"
         try await waitUntil("the server to stop the statement", within: .seconds(20), every: .milliseconds(50)) {
             try server.psql(database, sleeping) == "0\n"
