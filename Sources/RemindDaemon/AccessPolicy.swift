@@ -1,6 +1,4 @@
 import Foundation
-import Hummingbird
-import NIOCore
 import RemindAPI
 import RemindConfig
 
@@ -10,8 +8,9 @@ import RemindConfig
 
 /// Who may do what on a listener. See docs/api.md "Access".
 ///
-/// Every route needs a scope (`AccessScope`): `GET` needs `read`, the report routes `report`,
-/// everything else `admin`.
+/// Every route group declares the scope (`AccessScope`) its routes need (``RequireScope``); this
+/// type only says who the caller is and whether that caller has the scope, for the router's
+/// middleware and the report fast path alike.
 /// - On the Unix socket anyone who can connect reads; peers whose uid is 0 or the daemon's, or
 ///   whose gid is the socket's group (SO_PEERCRED), are `admin`; others get 403 for the rest.
 /// - On TCP every request needs `Authorization: Bearer <token>` of a holder in the
@@ -22,68 +21,54 @@ public enum AccessPolicy: Sendable {
     /// No checks: in-process tests, which have no socket to ask.
     case open
 
-    /// The scope a request needs: decided by the method and path alone, before routing, so an
-    /// unknown route is refused the same way as a known one.
-    static func requiredScope(_ method: HTTPRequest.Method, segments: [Substring]) -> AccessScope {
-        if method == .get || method == .head { return .read }
-        if method == .post, isReportRoute(segments) { return .report }
-        return .admin
-    }
-
-    /// `POST /v1/users/{id}/reports` (and the bulk route beside it).
-    static func isReportRoute(_ segments: [Substring]) -> Bool {
-        if segments.count == 2, segments[0] == "v1", segments[1] == "reports" { return true }
-        return segments.count == 4 && segments[0] == "v1" && segments[1] == "users" && segments[3] == "reports"
-    }
-
-    /// The caller when the request may go on, else the problem to answer with. A Unix-socket
-    /// reader's caller is only worked out when `identify` asks for it (`whoami`): other reads
-    /// need no credentials, and asking costs a hop to the channel's event loop.
-    func authorize(
-        _ request: Request, segments: [Substring], context: RemindRequestContext, identify: Bool
-    ) -> Result<Caller?, Problem> {
-        let required = Self.requiredScope(request.method, segments: segments)
+    /// The caller a request's credentials name: the token's holder on TCP (nil without a
+    /// valid token), the peer on a Unix socket (nil when its credentials could not be read).
+    func caller(authorization: String?, peer: PeerCredentials?) -> Caller? {
         switch self {
         case .open:
-            return .success(Caller(name: "in-process", scope: .admin, transport: .unix))
+            return Caller(name: "in-process", scope: .admin, transport: .unix)
         case .bearer(let tokens):
-            guard let holder = tokens.holder(authorization: request.headers[.authorization]) else {
-                return .failure(
-                    Problem(
-                        status: 401, title: "Unauthorized", detail: "a valid Authorization: Bearer token is required"))
+            return tokens.holder(authorization: authorization).map {
+                Caller(name: $0.name, scope: $0.scope, transport: .tcp)
             }
-            guard holder.scope >= required else {
-                return .failure(
-                    Self.forbidden(
-                        "\(request.method) \(request.uri.path) needs the \(required.rawValue) scope; \(holder.name) has \(holder.scope.rawValue)"
-                    ))
-            }
-            return .success(Caller(name: holder.name, scope: holder.scope, transport: .tcp))
         case .unixSocket:
-            guard required > .read || identify else { return .success(nil) }
-            guard let credentials = context.peer else {
-                return .failure(Self.forbidden("peer credentials unavailable"))
+            return peer.map {
+                Caller(name: "uid:\($0.uid)", scope: admits($0) ? .admin : .read, transport: .unix)
             }
-            let caller = Caller(
-                name: "uid:\(credentials.uid)", scope: admits(credentials) ? .admin : .read, transport: .unix)
+        }
+    }
+
+    /// Why `caller` may not do what needs `required` (to `action`, "GET /v1/status"), or nil
+    /// when it may.
+    func refusal(of caller: Caller?, required: AccessScope, action: @autoclosure () -> String) -> Problem? {
+        switch self {
+        case .open:
+            return nil
+        case .bearer:
+            guard let caller else {
+                return Problem(
+                    status: 401, title: "Unauthorized", detail: "a valid Authorization: Bearer token is required")
+            }
             guard caller.scope >= required else {
-                return .failure(
-                    Self.forbidden(
-                        "uid \(credentials.uid) may read but not change state: run as root, as the daemon's user, or in the socket's group"
-                    ))
+                return Self.forbidden(
+                    "\(action()) needs the \(required.rawValue) scope; \(caller.name) has \(caller.scope.rawValue)")
             }
-            return .success(caller)
+            return nil
+        case .unixSocket:
+            // Anyone who can connect reads, credentials or not.
+            guard required > .read else { return nil }
+            guard let caller else { return Self.forbidden("peer credentials unavailable") }
+            guard caller.scope >= required else {
+                return Self.forbidden(
+                    "\(caller.name) may read but not change state: run as root, as the daemon's user, or in the socket's group"
+                )
+            }
+            return nil
         }
     }
 
     private static func forbidden(_ detail: String) -> Problem {
         Problem(status: 403, title: "Forbidden", detail: detail)
-    }
-
-    /// Whether a bearer listener lets the holder of this `Authorization` header report.
-    func admitsReport(authorization header: String?) -> Bool {
-        guard case .bearer(let tokens) = self, let holder = tokens.holder(authorization: header) else { return false }
-        return holder.scope >= .report
     }
 
     /// Whether a Unix-socket listener lets this peer change state.

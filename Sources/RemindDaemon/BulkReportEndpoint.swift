@@ -16,7 +16,7 @@ struct BulkReportEndpoint: Sendable {
     /// The single report's endpoint: its validation and its answers to store errors.
     let reports: ReportEndpoint
     /// Stores the accepted reports as one batch and returns each one's encoded status
-    /// (`APIResponder.storeBatch`); throws when storage failed.
+    /// (`ReportRoutes.storeBatch`); throws when storage failed.
     let storeBatch:
         @Sendable ([(report: PermissionReport, userID: UserID)], Date) async throws -> [Result<[UInt8]?, any Error>]
 

@@ -51,6 +51,11 @@ enum HTTPResponses {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 
+    /// The 413 refusing a body of more than `limit` bytes.
+    static func tooLargeProblem(limit: Int) -> Problem {
+        Problem(status: 413, title: "Payload too large", detail: "the body must be at most \(limit) bytes")
+    }
+
     static func notFound(_ detail: String) -> Response {
         problem(404, "Not found", detail)
     }

@@ -4,7 +4,7 @@ import RemindCore
 import RemindStore
 
 /// The one way a report becomes an answer: `POST /v1/users/{userID}/reports` through the
-/// router and through the event loop's fast path (``ReportFastPathHandler``) both end here.
+/// router (``ReportRoutes``) and through the event loop's fast path (``ReportFastPathHandler``) both end here.
 ///
 /// It is two steps so that the fast path can take the first on the event loop: ``decide``
 /// needs no store (the body is decoded, and a report that only repeats the user's state is
@@ -22,7 +22,7 @@ struct ReportEndpoint: Sendable {
     /// The store's repeat rows; nil when the backend keeps none (every report is stored).
     let repeats: (any RepeatAnswering)?
     let metrics: DaemonMetrics
-    /// Stores a change and returns the user's encoded status (`APIResponder.store`).
+    /// Stores a change and returns the user's encoded status (`ReportRoutes.store`).
     let storeChange: @Sendable (PermissionReport, UserID, Date) async throws -> [UInt8]?
     /// Records a failed store (the daemon's last error, a log line); called once per failure.
     let noteFailure: @Sendable (any Error) -> Void
@@ -91,15 +91,13 @@ struct ReportEndpoint: Sendable {
 }
 
 extension ReportEndpoint {
-    /// The user of `POST /v1/users/{userID}/reports`, from the path's segments after the
-    /// leading `/`: nil for another path, a 400's error for an invalid ID.
-    static func userID(reportSegments segments: [Substring]) throws(ValidationError) -> UserID? {
-        guard segments.count == 4, AccessPolicy.isReportRoute(segments) else { return nil }
-        return try UserID(pathSegment: segments[2])
-    }
-
-    /// The same from a raw path, as the fast path sees it.
+    /// The user of `POST /v1/users/{userID}/reports` from a raw request path, as the fast path
+    /// sees it: nil for another path (a query included), a 400's error for an invalid ID.
     static func userID(reportPath path: Substring) throws(ValidationError) -> UserID? {
-        try userID(reportSegments: Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()))
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count == 5, segments[0].isEmpty, segments[1] == "v1", segments[2] == "users",
+            segments[4] == "reports"
+        else { return nil }
+        return try UserID(pathSegment: segments[3])
     }
 }

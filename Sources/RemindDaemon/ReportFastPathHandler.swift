@@ -109,7 +109,8 @@ final class ReportFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     /// The user of a report this handler may take: a keep-alive HTTP/1.1 POST to the report
     /// route with a valid ID and no query, within the body limit, from a caller the listener's
-    /// access policy lets report. Anything else Hummingbird answers (including the refusals).
+    /// access policy lets report (``ReportRoutes/scope``). Anything else the router answers,
+    /// the refusals included.
     private func classify(_ head: HTTPRequestHead) -> UserID? {
         guard head.method == .POST, head.version == .http1_1, head.isKeepAlive,
             !head.headers.contains(name: "expect"), !head.uri.contains("?"),
@@ -120,12 +121,9 @@ final class ReportFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
         {
             return nil
         }
-        let allowed: Bool
-        switch access {
-        case .open: allowed = true
-        case .bearer: allowed = access.admitsReport(authorization: head.headers.first(name: "authorization"))
-        case .unixSocket: allowed = peer.map(access.admits) ?? false
-        }
+        // The router's rule for the report routes, asked of the same access policy.
+        let caller = access.caller(authorization: head.headers.first(name: "authorization"), peer: peer)
+        let allowed = access.refusal(of: caller, required: ReportRoutes.scope, action: "") == nil
         return allowed ? userID : nil
     }
 

@@ -4,6 +4,7 @@ import datetime
 import json
 import os
 import secrets
+import select
 import signal
 import socket
 import subprocess
@@ -84,7 +85,12 @@ class Daemon:
         }
         (self.work / "remindd.json").write_text(json.dumps(config, indent=1))
         self.log = open(self.work / "remindd.log", "wb")
-        env = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "REMINDD_CONFIG")}
+        # A real NOTIFY_SOCKET: the daemon says READY=1 on it once its state is loaded and every
+        # listener serves, as it does to systemd.
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(str(self.work / "notify.sock"))
+        env = {k: v for k, v in os.environ.items() if k not in ("LISTEN_FDS", "LISTEN_PID", "REMINDD_CONFIG")}
+        env["NOTIFY_SOCKET"] = str(self.work / "notify.sock")
         self.process = subprocess.Popen(
             [binary, "--config", str(self.work / "remindd.json")], stdout=self.log, stderr=subprocess.STDOUT, env=env
         )
@@ -129,15 +135,15 @@ class Daemon:
         return answer
 
     def wait_ready(self, timeout=60):
-        def answered():
+        """Until the daemon sends READY=1 on its NOTIFY_SOCKET; fails if it exits first."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise AssertionError(f"remindd exited at start ({self.process.returncode}):\n{self.log_tail()}")
-            try:
-                return self.request("GET", "/v1/status")[0] == 200
-            except OSError:
-                return False
-
-        poll(answered, timeout, "remindd did not answer /v1/status")
+            readable, _, _ = select.select([self.notify], [], [], min(0.5, max(0.0, deadline - time.monotonic())))
+            if readable and "READY=1" in self.notify.recv(4096).decode(errors="replace").split("\n"):
+                return
+        raise AssertionError(f"remindd sent no READY=1 within {timeout} s:\n{self.log_tail()}")
 
     def wait_settled(self, timeout=30):
         """Until nothing is due or queued, and two status answers in a row agree."""
@@ -169,6 +175,7 @@ class Daemon:
                 self.process.wait()
                 raise AssertionError("remindd did not stop within 30 s of SIGTERM")
         self.log.close()
+        self.notify.close()
         return self.process.returncode
 
 

@@ -18,7 +18,7 @@ extension APITests {
         #expect(ConsoleAssets.embedded.names == files.sorted())
         for name in files {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
-            #expect(ConsoleAssets.embedded[name].map { Data($0.body.readableBytesView) } == bytes, "\(name)")
+            #expect(ConsoleAssets.embedded[name].map { Data($0.readableBytesView) } == bytes, "\(name)")
         }
     }
 

@@ -16,7 +16,7 @@ import Testing
 /// with `jsonschema` and the whole document with `openapi-spec-validator` when importable.
 @Suite(.ownThread)
 struct OpenAPIDocumentTests {
-    /// The routes `APIResponder` serves (docs/api.md).
+    /// The routes the router serves (`APIRoutes`, docs/api.md).
     static let servedRoutes: Set<Route> = [
         Route("/v1/users/{userID}/reports", "POST"), Route("/v1/users/{userID}", "GET"),
         Route("/v1/users/{userID}", "DELETE"), Route("/v1/users/{userID}/history", "GET"),

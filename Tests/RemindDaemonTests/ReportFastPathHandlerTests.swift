@@ -11,7 +11,7 @@ import Testing
 /// `ReportFastPathHandler` storing a change itself, on a channel whose store is held at a gate:
 /// what arrives meanwhile (a pipelined request, a graceful shutdown's quiesce) waits until the
 /// answer is written, and a store error is answered 503, never handed on to be stored again.
-struct ChangeHandlerTests {
+struct ReportFastPathHandlerTests {
     /// What the handler passes on towards Hummingbird, in order.
     final class Downstream: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = HTTPServerRequestPart

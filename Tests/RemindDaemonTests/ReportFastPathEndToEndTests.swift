@@ -11,7 +11,7 @@ import Testing
 /// by a task of its own, against the real binary: the answer is Hummingbird's, byte for byte in
 /// its body and with its headers, and pipelined requests are answered in order.
 @Suite(.ownThread, .serialized, .repeatAnsweringBackendsOnly)
-struct RepeatFastPathTests {
+struct ReportFastPathEndToEndTests {
     struct Answer {
         var status: Int
         var headers: [String: String]

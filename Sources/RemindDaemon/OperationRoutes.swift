@@ -5,16 +5,36 @@ import RemindConfig
 import RemindCore
 import RemindStore
 
-extension APIResponder {
-    func getReminders(_ request: Request) async throws -> Response {
-        var dueBefore: Date?
-        if let text = request.uri.queryParameters["dueBefore"] {
-            guard let date = RFC3339.parse(String(text)) else {
-                throw ValidationError(field: "dueBefore", reason: "must be an RFC 3339 timestamp")
-            }
-            dueBefore = date
+/// The routes operators and the console use to run the daemon (docs/api.md "Operations"):
+/// status, metrics, pending reminders, dead letters, outcomes, the configuration and who is
+/// asking.
+struct OperationRoutes {
+    typealias Context = RemindRequestContext
+
+    let runtime: DaemonRuntime
+
+    func register(on routes: ScopedRoutes) {
+        routes.read.get("/v1/status", use: getStatus)
+        routes.read.get("/metrics", use: getMetrics)
+        routes.read.get("/v1/reminders", use: getReminders)
+        routes.read.get("/v1/stats", use: getStats)
+        routes.read.get("/v1/dead-letters", use: getDeadLetters)
+        routes.admin.post("/v1/dead-letters/replay", use: postReplay)
+        routes.read.get("/v1/config", use: getConfiguration)
+        routes.admin.post("/v1/reload", use: postReload)
+        routes.read.get("/v1/whoami", use: getWhoAmI)
+    }
+
+    @Sendable func getWhoAmI(_ request: Request, context: Context) throws -> Response {
+        guard let caller = context.identity else {
+            throw Problem(status: 403, title: "Forbidden", detail: "the caller is unknown")
         }
-        let limit = try Self.integerParameter(request, "limit", range: 1...100_000) ?? 100
+        return HTTPResponses.json(caller.jsonBytes)
+    }
+
+    @Sendable func getReminders(_ request: Request, context: Context) async throws -> Response {
+        let dueBefore = try QueryParameters.timestamp(request, "dueBefore")
+        let limit = try QueryParameters.integer(request, "limit", range: 1...100_000) ?? 100
         let reminders = await runtime.store.pendingReminders(dueBefore: dueBefore, limit: limit)
         return HTTPResponses.json(
             PendingReminder.listJSON(
@@ -24,7 +44,7 @@ extension APIResponder {
                 }))
     }
 
-    func getStatus() async -> Response {
+    @Sendable func getStatus(_ request: Request, context: Context) async -> Response {
         let statistics = await runtime.store.statistics()
         let sinkCounts = runtime.sinks.map { ($0, $0.statistics.snapshot) }
         var status = DaemonStatus(
@@ -46,7 +66,7 @@ extension APIResponder {
         return HTTPResponses.json(status.jsonBytes)
     }
 
-    func getDeadLetters() async -> Response {
+    @Sendable func getDeadLetters(_ request: Request, context: Context) async -> Response {
         let letters = await runtime.store.deadLetters().map { letter in
             DeadLetter(
                 id: letter.event.id, sink: letter.sink, attempts: letter.attempts, lastError: letter.lastError,
@@ -57,12 +77,8 @@ extension APIResponder {
     }
 
     /// Re-queues all dead letters, or those named in `{"ids":[...]}` (event ids).
-    func postReplay(_ request: Request, actor: String) async throws -> Response {
-        let body: ByteBuffer
-        switch try await self.body(of: request) {
-        case .success(let buffer): body = buffer
-        case .failure(let response): return response
-        }
+    @Sendable func postReplay(_ request: Request, context: Context) async throws -> Response {
+        let body = try await RequestBody.collect(request)
         var ids: Set<String>?
         if body.readableBytes > 0 {
             guard case .object(let object)? = try? JSONParser.parse(body.readableBytesView) else {
@@ -81,17 +97,20 @@ extension APIResponder {
             }
         }
         let replayed = try await runtime.store.replayDeadLetters(ids: ids)
-        runtime.audit("replayed \(replayed) dead letter(s)", actor: actor, route: "POST /v1/dead-letters/replay")
+        runtime.audit(
+            "replayed \(replayed) dead letter(s)", actor: context.identity?.name ?? "unknown",
+            route: "POST /v1/dead-letters/replay")
         return HTTPResponses.json(DeadLetterReplay(replayed: replayed).jsonBytes)
     }
 
-    func getConfiguration() -> Response {
+    @Sendable func getConfiguration(_ request: Request, context: Context) -> Response {
         HTTPResponses.json { $0.value(runtime.configuration.json) }
     }
 
-    func postReload(actor: String) async -> Response {
+    @Sendable func postReload(_ request: Request, context: Context) async -> Response {
         do {
-            let configuration = try await runtime.reload(actor: actor, route: "POST /v1/reload")
+            let configuration = try await runtime.reload(
+                actor: context.identity?.name ?? "unknown", route: "POST /v1/reload")
             return HTTPResponses.json { $0.value(configuration.json) }
         } catch {
             return HTTPResponses.problem(
@@ -102,7 +121,7 @@ extension APIResponder {
         }
     }
 
-    func getMetrics() async -> Response {
+    @Sendable func getMetrics(_ request: Request, context: Context) async -> Response {
         let statistics = await runtime.store.statistics()
         let text = runtime.metrics.exposition(
             statistics: statistics, sinks: runtime.sinks.map(\.sink.name), services: runtime.configuration.services)
@@ -110,22 +129,12 @@ extension APIResponder {
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
     }
-}
 
-extension APIResponder {
     /// `GET /v1/stats?since=T&until=T` (docs/outcomes.md): the episodes that opened in `[since, until)`,
     /// by default the last 30 days.
-    func getStats(_ request: Request) async throws -> Response {
-        let now = runtime.wallClock()
-        func parameter(_ name: String) throws(ValidationError) -> Date? {
-            guard let text = request.uri.queryParameters[Substring(name)] else { return nil }
-            guard let date = RFC3339.parse(String(text)) else {
-                throw ValidationError(field: name, reason: "must be an RFC 3339 timestamp such as 2026-11-01T00:00:00Z")
-            }
-            return date
-        }
-        let until = try parameter("until") ?? now
-        let since = try parameter("since") ?? until.addingTimeInterval(-30 * 86_400)
+    @Sendable func getStats(_ request: Request, context: Context) async throws -> Response {
+        let until = try QueryParameters.timestamp(request, "until") ?? runtime.wallClock()
+        let since = try QueryParameters.timestamp(request, "since") ?? until.addingTimeInterval(-30 * 86_400)
         guard since < until else {
             throw ValidationError(field: "since", reason: "must be before until (\(RFC3339.format(until)))")
         }

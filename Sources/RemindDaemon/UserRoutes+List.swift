@@ -5,7 +5,7 @@ import RemindAPI
 import RemindCore
 import RemindStore
 
-extension APIResponder {
+extension UserRoutes {
     /// Users read from the store per page of the NDJSON stream: enough to keep the socket busy,
     /// few enough that the stream holds a bounded number of them.
     static let userStreamPage = 1_000
@@ -13,7 +13,7 @@ extension APIResponder {
     /// `GET /v1/users?after=&limit=`: a page of statuses in byte order of the ID, or with
     /// `Accept: application/x-ndjson` every user after `after`, one status per line, read from
     /// the store a page at a time while the answer is written.
-    func getUsers(_ request: Request) async throws -> Response {
+    @Sendable func getUsers(_ request: Request, context: Context) async throws -> Response {
         var after: UserID?
         if let text = request.uri.queryParameters["after"] {
             do throws(ValidationError) {
@@ -23,7 +23,7 @@ extension APIResponder {
             }
         }
         let limit =
-            try Self.integerParameter(request, "limit", range: 1...UserList.maximumLimit) ?? UserList.defaultLimit
+            try QueryParameters.integer(request, "limit", range: 1...UserList.maximumLimit) ?? UserList.defaultLimit
         if Self.wantsStream(request) { return try await streamUsers(after: after) }
         let records = try await runtime.store.users(after: after, limit: limit)
         let statuses = await encodedStatuses(records)
