@@ -39,18 +39,12 @@ struct UserRoutes {
     @Sendable func deleteUser(_ request: Request, context: Context) async throws -> Response {
         let userID = try Self.userID(context)
         let actor = context.identity?.name ?? "unknown"
-        // Read first for the metric only: the store itself records the forgotten episode.
-        let before = try await runtime.store.record(userID)
-        let now = runtime.wallClock()
         let route = "DELETE /v1/users/{userID}"
-        guard try await runtime.store.delete(userID, at: now) else {
+        guard let forgotten = try await runtime.store.forget(userID, at: runtime.wallClock()) else {
             runtime.audit("forget refused: no such user", actor: actor, route: route, userID: userID.rawValue)
             return HTTPResponses.notFound("no user \(userID)")
         }
-        if let before, let open = before.openEpisode {
-            runtime.metrics.recordEpisodes(
-                opened: [], closed: [EpisodeOutcome(open, of: before, outcome: .forgotten, closedAt: now)])
-        }
+        if !forgotten.outcomes.isEmpty { runtime.metrics.recordEpisodes(opened: [], closed: forgotten.outcomes) }
         runtime.audit("user forgotten", actor: actor, route: route, userID: userID.rawValue)
         return Response(status: .noContent)
     }

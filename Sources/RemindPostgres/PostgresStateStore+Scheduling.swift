@@ -26,7 +26,7 @@ extension PostgresStateStore {
     /// Claims up to `limit` due users with `FOR UPDATE SKIP LOCKED` and records their fires
     /// in the same transaction: what another instance (or a report) holds is left for later.
     public func fireDue(
-        now: Date, limit: Int, fire: @escaping @Sendable (UserSchedule, ReminderPolicy) -> ScheduleFireOutcome
+        now: Date, limit: Int, pass: @escaping @Sendable ([UserSchedule], ReminderPolicy) -> FirePass
     ) async throws -> FireSummary {
         let (policy, started) = (self.policy, daemonStartedAt)
         let summary = try await transaction { connection -> FireSummary in
@@ -44,32 +44,24 @@ extension PostgresStateStore {
                 due.append((userID, text))
                 counted[userID] = CountedColumns(openEpisode: open, pendingReminder: pending, conditions: conditions)
             }
-            var summary = FireSummary()
-            var events: [OutboxEvent] = []
-            var changed: [(UserRecord, ScheduleColumns)] = []
-            var stale: [(String, Date?)] = []
+            var records: [UserID: UserRecord] = [:]
+            var schedules: [UserSchedule] = []
             for (userID, text) in due {
-                guard var record = try await self.decodeOrQuarantine(text, userID: userID, on: connection) else {
+                guard let record = try await self.decodeOrQuarantine(text, userID: userID, on: connection) else {
                     continue
                 }
-                let fired = fire(record.schedule, policy)
-                guard fired.changed else {
-                    // Nothing due after all: woken again later, never at or before `now`, so a
-                    // pass cannot spin on it.
-                    let wake = policy.nextWakeAt(record.schedule, daemonStartedAt: started).map {
-                        $0 <= now ? now.addingTimeInterval(1) : $0
-                    }
-                    stale.append((userID.rawValue, wake))
-                    continue
-                }
+                records[userID] = record
+                schedules.append(record.schedule)
+            }
+            let decided = pass(schedules, policy)
+            let stale = decided.stale.map { ($0.userID.rawValue, $0.wakeAt) }
+            var changed: [(UserRecord, ScheduleColumns)] = []
+            for fired in decided.fired {
+                guard var record = records[fired.change.userID] else { continue }
                 record.apply(fired.change)
                 changed.append((record, ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: started)))
-                let produced = fired.events.map(OutboxEvent.init)
-                events += produced
-                summary.users += 1
-                summary.events += produced
-                if fired.suppressed { summary.suppressed.append(userID) }
             }
+            let events = decided.events
             try await self.write(changed, before: counted, on: connection)
             if !stale.isEmpty {
                 try await connection.query(
@@ -83,7 +75,7 @@ extension PostgresStateStore {
             }
             try await self.enqueue(events, on: connection)
             try await self.notify(wake: false, events: !events.isEmpty, on: connection)
-            return summary
+            return FireSummary(decided)
         }
         if summary.users > 0 || !summary.suppressed.isEmpty {
             state.withLock { $0.suppressed += summary.suppressed.count }

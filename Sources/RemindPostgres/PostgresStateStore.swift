@@ -231,8 +231,11 @@ public final class PostgresStateStore: StateStore, Service {
         try await database { try await self.loadRecord(userID, on: self.client) }
     }
 
-    public func delete(_ userID: UserID, at date: Date) async throws -> Bool {
-        let deleted = try await transaction { connection -> Bool in
+    public func delete(
+        _ userID: UserID, _ forget: @escaping @Sendable (UserRecord, ReminderPolicy) -> ForgetOutcome
+    ) async throws -> ForgetOutcome? {
+        let policy = self.policy
+        let outcome = try await transaction { connection -> ForgetOutcome? in
             try await self.lockUser(userID, on: connection)
             let rows = try await connection.query(
                 """
@@ -246,17 +249,17 @@ public final class PostgresStateStore: StateStore, Service {
                 counts.move(
                     from: CountedColumns(openEpisode: open, pendingReminder: pending, conditions: conditions), to: nil)
             }
-            guard let document else { return false }
+            guard let document else { return nil }
             try await Self.addCounts(counts, on: connection, logger: self.logger)
-            if let record = try? UserRecord(json: Array(document.utf8)), let open = record.openEpisode {
-                try await self.insertOutcomes(
-                    [EpisodeOutcome(open, of: record, outcome: .forgotten, closedAt: date.millisecondPrecision)],
-                    on: connection)
+            guard let record = try? UserRecord(json: Array(document.utf8)) else {
+                return ForgetOutcome(userID: userID, closed: nil)
             }
-            return true
+            let outcome = forget(record, policy)
+            try await self.insertOutcomes(outcome.outcomes, on: connection)
+            return outcome
         }
-        if deleted { changed(wakeEarlier: false, events: false) }
-        return deleted
+        if outcome != nil { changed(wakeEarlier: false, events: false) }
+        return outcome
     }
 
     public func pushAddress(for userID: UserID) async throws -> PushAddress? {

@@ -3,8 +3,8 @@ import RemindCore
 
 /// What the `remindd_users` row keeps beside the document, so that the scheduler, the
 /// pending list, the counts and `/v1/stats` are answered by indexed columns, not by reading
-/// documents. They follow from the document and the policy, and are recomputed when the
-/// policy's timing changes.
+/// documents: the policy's `ScheduleIndex` and what the counts need. They follow from the
+/// document and the policy, and are recomputed when the policy's timing changes.
 struct ScheduleColumns: Sendable, Equatable {
     var wakeAt: Date?
     var reminderAt: Date?
@@ -16,11 +16,11 @@ struct ScheduleColumns: Sendable, Equatable {
     var episodeReason: String?
 
     init(_ schedule: UserSchedule, policy: ReminderPolicy, daemonStartedAt: Date) {
-        let reminder = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt)
-        reminderAt = reminder
-        wakeAt = policy.nextWakeAt(schedule, reminderWakeAt: reminder)
-        nextSequence = schedule.deliveredCount + 1
-        reason = (policy.reason(schedule.errors) ?? .locationNotAuthorizedAlways).rawValue
+        let index = policy.index(schedule, daemonStartedAt: daemonStartedAt)
+        reminderAt = index.reminderAt
+        wakeAt = index.wakeAt
+        nextSequence = index.nextSequence
+        reason = index.reason.rawValue
         conditions = Int16(schedule.conditions.rawValue)
         episodeStartedAt = schedule.episodeStartedAt
         episodeGroup = schedule.episodeGroup

@@ -38,21 +38,20 @@ extension FileStateStore {
         try await withUser(userID) { try await load(userID) }
     }
 
-    /// Forgets a user: their file and schedule go; nothing is emitted. False when unknown.
-    public func delete(_ userID: UserID, at date: Date) async throws -> Bool {
+    /// Removes a user: `forget` decides, the log records it, then their file and schedule go.
+    public func delete(
+        _ userID: UserID, _ forget: @escaping @Sendable (UserRecord, ReminderPolicy) -> ForgetOutcome
+    ) async throws -> ForgetOutcome? {
         try await withUser(userID) {
-            guard let record = try await load(userID) else { return false }
-            // An episode open at the delete ends `forgotten` at the delete (docs/outcomes.md).
-            let forgotten = record.openEpisode.map {
-                EpisodeOutcome($0, of: record, outcome: .forgotten, closedAt: date.millisecondPrecision)
-            }
-            try await logged([LogEntry.delete(userID, outcome: forgotten).line]) {
-                recordOutcomes(forgotten.map { [$0] } ?? [])
-                forget(userID)
+            guard let record = try await load(userID) else { return nil }
+            let outcome = forget(record, policy)
+            try await logged([LogEntry.delete(userID, outcome: outcome.closed).line]) {
+                recordOutcomes(outcome.outcomes)
+                evict(userID)
                 // The logged delete covers a crash before this unlink: replay unlinks again.
                 try files.remove(userID)
             }
-            return true
+            return outcome
         }
     }
 

@@ -17,7 +17,7 @@ extension FileStateStore {
     /// whose file is read first because their row may lag their record. Either way a fire is a
     /// logged `FiredChange`, never a new revision of the record (`RecordDelta`).
     public func fireDue(
-        now: Date, limit: Int, fire: @escaping @Sendable (UserSchedule, ReminderPolicy) -> ScheduleFireOutcome
+        now: Date, limit: Int, pass: @escaping @Sendable ([UserSchedule], ReminderPolicy) -> FirePass
     ) async throws -> FireSummary {
         let due = schedules.popDue(now: now, limit: limit)
         guard !due.isEmpty else { return FireSummary() }
@@ -39,34 +39,34 @@ extension FileStateStore {
         }
         var records: [UserRecord] = []
         var rows: [(change: FiredChange, schedule: UserSchedule)] = []
-        var changes: [FiredChange] = []
-        var events: [OutboxEvent] = []
-        var suppressed: [UserID] = []
         do {
             let unread = owned.filter { cache[$0] == nil && schedules[$0] != nil && repeats.hasPending($0) }
             let reads = try await files.read(unread, on: io)
             for (userID, read) in zip(unread, reads) { _ = try adopt(read, of: userID) }
+            // The record with its repeats folded in when in memory, else the schedule row.
+            var cached: [UserID: UserRecord] = [:]
+            var taken: [UserSchedule] = []
             for userID in owned {
-                // The record with its repeats folded in when in memory, else the schedule row.
-                let cached = cache[userID].map { materialized($0) }
-                guard let schedule = cached?.schedule ?? schedules[userID] else { continue }
-                let fired = fire(schedule, policy)
-                guard fired.changed else {
-                    schedules.wakeAfterStaleFire(schedule, now: now)
-                    continue
-                }
-                if var record = cached {
+                let record = cache[userID].map { materialized($0) }
+                guard let schedule = record?.schedule ?? schedules[userID] else { continue }
+                cached[userID] = record
+                taken.append(schedule)
+            }
+            let decided = pass(taken, policy)
+            for stale in decided.stale { schedules.wake(stale.userID, at: stale.wakeAt) }
+            for fired in decided.fired {
+                let userID = fired.change.userID
+                if var record = cached[userID] {
                     record.apply(fired.change)
                     records.append(record)
-                } else {
-                    var next = schedule
+                } else if var next = schedules[userID] {
                     next.apply(fired.change)
                     rows.append((fired.change, next))
                 }
-                changes.append(fired.change)
-                events += fired.events.map(OutboxEvent.init)
-                if fired.suppressed { suppressed.append(userID) }
             }
+            let changes = decided.fired.map(\.change)
+            let events = decided.events
+            let suppressed = decided.suppressed
             let lines = changes.isEmpty ? [] : [LogEntry.fired(changes, events: events.map { ($0, outbox.sinks) }).line]
             try await logged(lines) {
                 // Written by the next checkpoint with the rest of the dirty records.
@@ -81,6 +81,7 @@ extension FileStateStore {
                 enqueue(events)
                 suppressedTotal += suppressed.count
             }
+            return FireSummary(decided)
         } catch {
             // Nothing was installed: every user this pass took stays due.
             for userID in owned where schedules[userID] != nil && !schedules.hasWake(userID) {
@@ -88,7 +89,6 @@ extension FileStateStore {
             }
             throw error
         }
-        return FireSummary(users: changes.count, events: events, suppressed: suppressed)
     }
 
     /// Reminders due before `dueBefore` (all when nil), soonest first, at most `limit`.

@@ -216,14 +216,14 @@ public actor FileStateStore: StateStore {
             return record
         case .quarantined(let movedTo, let reason):
             notice(.quarantined(path: files.path(for: userID), movedTo: movedTo, reason: reason))
-            forget(userID)
+            evict(userID)
             return nil
         }
     }
 
     /// Drops everything held in memory for a user who is gone (deleted, or their file
     /// quarantined): their record, schedule row, repeats and fired changes.
-    func forget(_ userID: UserID) {
+    func evict(_ userID: UserID) {
         cache.remove(userID)
         repeats.remove(userID)
         schedules.remove(userID)

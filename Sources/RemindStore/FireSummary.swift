@@ -15,4 +15,9 @@ public struct FireSummary: Sendable, Equatable {
         self.events = events
         self.suppressed = suppressed
     }
+
+    /// What a persisted pass did.
+    public init(_ pass: FirePass) {
+        self.init(users: pass.fired.count, events: pass.events, suppressed: pass.suppressed)
+    }
 }

@@ -60,13 +60,14 @@ public actor MemoryStateStore: StateStore {
         return following.sorted().prefix(limit).compactMap { records[$0] }
     }
 
-    public func delete(_ userID: UserID, at date: Date) -> Bool {
-        guard let record = records.removeValue(forKey: userID) else { return false }
-        if let open = record.openEpisode {
-            keepOutcomes([EpisodeOutcome(open, of: record, outcome: .forgotten, closedAt: date.millisecondPrecision)])
-        }
+    public func delete(
+        _ userID: UserID, _ forget: @escaping @Sendable (UserRecord, ReminderPolicy) -> ForgetOutcome
+    ) -> ForgetOutcome? {
+        guard let record = records.removeValue(forKey: userID) else { return nil }
+        let outcome = forget(record, policy)
+        keepOutcomes(outcome.outcomes)
         schedule.remove(userID)
-        return true
+        return outcome
     }
 
     public func pushAddress(for userID: UserID) -> PushAddress? { records[userID]?.device.push }
@@ -84,25 +85,18 @@ public actor MemoryStateStore: StateStore {
     }
 
     public func fireDue(
-        now: Date, limit: Int, fire: @escaping @Sendable (UserSchedule, ReminderPolicy) -> ScheduleFireOutcome
+        now: Date, limit: Int, pass: @escaping @Sendable ([UserSchedule], ReminderPolicy) -> FirePass
     ) -> FireSummary {
-        var summary = FireSummary()
-        for userID in schedule.popDue(now: now, limit: limit) {
-            guard var record = records[userID] else { continue }
-            let fired = fire(record.schedule, policy)
-            guard fired.changed else {
-                schedule.wakeAfterStaleFire(record.schedule, now: now)
-                continue
-            }
+        let due = schedule.popDue(now: now, limit: limit).compactMap { records[$0]?.schedule }
+        let decided = pass(due, policy)
+        for stale in decided.stale { schedule.wake(stale.userID, at: stale.wakeAt) }
+        for fired in decided.fired {
+            guard var record = records[fired.change.userID] else { continue }
             record.apply(fired.change)
-            let events = fired.events.map(OutboxEvent.init)
-            install(record, events: events)
-            summary.users += 1
-            summary.events += events
-            if fired.suppressed { summary.suppressed.append(userID) }
+            install(record, events: fired.events)
         }
-        suppressed += summary.suppressed.count
-        return summary
+        suppressed += decided.suppressed.count
+        return FireSummary(decided)
     }
 
     public func pendingReminders(dueBefore: Date?, limit: Int) -> [ScheduledReminder] {

@@ -152,8 +152,10 @@ public final class PartitionedStateStore: StateStore {
         try await part(of: userID).record(userID)
     }
 
-    public func delete(_ userID: UserID, at date: Date) async throws -> Bool {
-        try await part(of: userID).delete(userID, at: date)
+    public func delete(
+        _ userID: UserID, _ forget: @escaping @Sendable (UserRecord, ReminderPolicy) -> ForgetOutcome
+    ) async throws -> ForgetOutcome? {
+        try await part(of: userID).delete(userID, forget)
     }
 
     public func pushAddress(for userID: UserID) async throws -> PushAddress? {
@@ -181,13 +183,13 @@ public final class PartitionedStateStore: StateStore {
     /// parts fired in that pass is durable and goes out, but is not in a summary (the
     /// scheduler's log lines and fired count miss it).
     public func fireDue(
-        now: Date, limit: Int, fire: @escaping @Sendable (UserSchedule, ReminderPolicy) -> ScheduleFireOutcome
+        now: Date, limit: Int, pass: @escaping @Sendable ([UserSchedule], ReminderPolicy) -> FirePass
     ) async throws -> FireSummary {
         let count = parts.count
         let first = nextFirePart.add(1, ordering: .relaxed).oldValue % count
         let summaries = try await onEveryPart { index, part in
             let share = limit / count + ((index - first + count) % count < limit % count ? 1 : 0)
-            return share > 0 ? try await part.fireDue(now: now, limit: share, fire: fire) : FireSummary()
+            return share > 0 ? try await part.fireDue(now: now, limit: share, pass: pass) : FireSummary()
         }
         return summaries.reduce(into: FireSummary()) {
             $0.users += $1.users

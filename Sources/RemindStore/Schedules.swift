@@ -45,7 +45,8 @@ struct Schedules {
     /// Stores a user's schedule and wake-up; true when that made the earliest wake-up earlier.
     @discardableResult
     mutating func set(_ schedule: UserSchedule) -> Bool {
-        let reminder = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt)
+        let index = policy.index(schedule, daemonStartedAt: daemonStartedAt)
+        let reminder = index.reminderAt
         let previous = table.put(schedule, pendingReminder: reminder != nil)
         count(previous, sign: -1)
         count(
@@ -53,7 +54,7 @@ struct Schedules {
                 openEpisode: schedule.episodeStartedAt != nil, pendingReminder: reminder != nil,
                 conditions: schedule.conditions), sign: 1)
         noteReminder(of: schedule.userID, dueAt: reminder)
-        let wake = policy.nextWakeAt(schedule, reminderWakeAt: reminder)
+        let wake = index.wakeAt
         let earliest = nextWake
         setWake(schedule.userID, wake)
         guard let wake else { return false }
@@ -85,7 +86,8 @@ struct Schedules {
         wakes.popDue(now: now, limit: limit, in: &table)
     }
 
-    /// Sets a user's wake-up directly: a user left for the next pass, or a stale wake-up.
+    /// Sets a user's wake-up directly: a user left for the next pass, or a stale one at the
+    /// time the fire pass gave.
     mutating func wake(_ userID: UserID, at date: Date?) {
         setWake(userID, date)
     }
@@ -96,13 +98,6 @@ struct Schedules {
         wakes.push(userID, wake: wake)
         // Keep stale entries from piling up when wake-ups move often.
         if wakes.entries > 2 * table.count + 1024 { wakes.rebuild(from: table) }
-    }
-
-    /// A user whose wake-up turned out to have nothing due (`fire` changed nothing): scheduled
-    /// afresh, and never at or before `now`, so a pass cannot spin on it.
-    mutating func wakeAfterStaleFire(_ schedule: UserSchedule, now: Date) {
-        let wake = policy.nextWakeAt(schedule, daemonStartedAt: daemonStartedAt)
-        setWake(schedule.userID, wake.map { $0 <= now ? now.addingTimeInterval(1) : $0 })
     }
 
     func hasWake(_ userID: UserID) -> Bool { table.wake(of: userID) != nil }
@@ -143,12 +138,12 @@ struct Schedules {
     func pendingReminders(dueBefore: Date?, limit: Int) -> [ScheduledReminder] {
         var pending: [ScheduledReminder] = []
         table.forEach { schedule in
-            guard let due = policy.reminderWakeAt(schedule, daemonStartedAt: daemonStartedAt) else { return }
+            let index = policy.index(schedule, daemonStartedAt: daemonStartedAt)
+            guard let due = index.reminderAt else { return }
             if let dueBefore, due >= dueBefore { return }
             pending.append(
                 ScheduledReminder(
-                    userID: schedule.userID, dueAt: due, sequence: schedule.deliveredCount + 1,
-                    reason: policy.reason(schedule.errors) ?? .locationNotAuthorizedAlways))
+                    userID: schedule.userID, dueAt: due, sequence: index.nextSequence, reason: index.reason))
         }
         pending.sort(by: ScheduledReminder.soonerThan)
         return Array(pending.prefix(limit))
@@ -186,11 +181,11 @@ struct Schedules {
         var pending = 0
         var byConditions = ConditionCounts()
         table.markPending { schedule in
-            let reminder = policy.reminderWakeAt(schedule, daemonStartedAt: started)
+            let index = policy.index(schedule, daemonStartedAt: started)
             byConditions[schedule.conditions] += 1
             if schedule.episodeStartedAt != nil { open += 1 }
-            if reminder != nil { pending += 1 }
-            return (reminder != nil, policy.nextWakeAt(schedule, reminderWakeAt: reminder))
+            if index.reminderAt != nil { pending += 1 }
+            return (index.reminderAt != nil, index.wakeAt)
         }
         wakes.rebuild(from: table)
         openEpisodes = open

@@ -1,8 +1,8 @@
 import Foundation
 import RemindCore
 
-/// The one place the policy meets the store: every backend receives reports and due times
-/// through these two, as functions run inside its transactions.
+/// The one place the policy meets the store: every backend receives reports, forgets and due
+/// times through these, as functions run inside its transactions.
 extension UserStore {
     /// Stores a validated report: the policy folds it into the user's record inside the
     /// store's transaction. Returns once the change is durable.
@@ -32,11 +32,23 @@ extension UserStore {
         { record, policy in policy.apply(report, to: record, userID: userID, receivedAt: receivedAt) }
     }
 
+    /// Forgets a user at `date` (`ReminderPolicy.forget` inside the store's transaction);
+    /// returns what was persisted, nil for an unknown user.
+    @discardableResult
+    public func forget(_ userID: UserID, at date: Date) async throws -> ForgetOutcome? {
+        try await delete(userID) { record, policy in policy.forget(record, at: date) }
+    }
+
+    /// Whether a user was known and is now forgotten (`forget`).
+    public func delete(_ userID: UserID, at date: Date) async throws -> Bool {
+        try await forget(userID, at: date) != nil
+    }
+
     /// Fires what is due at `now` for up to `limit` users (in passes of 1,024 by default).
     public func fireDue(now: Date, limit: Int = 1024) async throws -> FireSummary {
         let started = daemonStartedAt
-        return try await fireDue(now: now, limit: limit) { schedule, policy in
-            policy.fire(schedule, now: now, daemonStartedAt: started)
+        return try await fireDue(now: now, limit: limit) { schedules, policy in
+            policy.firePass(schedules, now: now, daemonStartedAt: started)
         }
     }
 }

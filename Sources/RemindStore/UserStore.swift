@@ -3,7 +3,7 @@ import RemindCore
 
 /// The users and their schedule: where a backend keeps what the policy decided. It persists; it
 /// does not decide. Every change arrives as a transaction that takes the pure policy as a
-/// function (`update`, `fireDue`), called from one place for every backend
+/// function (`update`, `delete`, `fireDue`), called from one place for every backend
 /// (`UserStore+Policy.swift`), so a new rule is written once. `MemoryStateStore` is the
 /// reference reading of this contract.
 ///
@@ -21,9 +21,9 @@ import RemindCore
 ///   the user's current record (nil for an unknown user, or one whose stored state was
 ///   unreadable and is quarantined) and the store's current policy, and persists what it
 ///   returns: the record, its events (into the outbox, for every sink) and the episodes it
-///   closed (into the outcomes). `fireDue` calls `fire` once per due user it takes, with the
-///   user's schedule, and applies the returned `FiredChange` to the user; an outcome that
-///   changes nothing makes the user wake again later, never at or before `now`.
+///   closed (into the outcomes). `fireDue` calls `pass` once with the schedules of the due
+///   users it takes, applies each returned `FiredChange` to its user and wakes each stale
+///   user at the time the pass gives (the pass keeps it after `now`).
 /// - **One user at a time.** Changes, fires and deletes of one user take effect one after
 ///   another, in arrival order; different users proceed in parallel. A user busy with a change
 ///   may be left by `fireDue` for its next pass instead of waited for.
@@ -76,16 +76,22 @@ public protocol UserStore: Sendable {
     var repeatAnswering: (any RepeatAnswering)? { get }
     /// The user's record; nil for an unknown user (or one whose stored state was unreadable).
     func record(_ userID: UserID) async throws -> UserRecord?
-    /// Forgets a user at `at`: their record and schedule go, nothing is emitted; an episode
-    /// open then ends `forgotten` in the outcomes (docs/outcomes.md). False when unknown.
-    func delete(_ userID: UserID, at: Date) async throws -> Bool
+    /// Removes a user inside a transaction: runs `forget` exactly once on their current record,
+    /// removes the record and its schedule, and persists the episode the returned outcome
+    /// closed (into the outcomes); nothing is emitted. Returns that outcome once it is durable;
+    /// nil, with nothing changed, for an unknown user. A record whose stored state cannot be
+    /// read is removed without `forget` (its outcome closes nothing).
+    func delete(
+        _ userID: UserID, _ forget: @escaping @Sendable (UserRecord, ReminderPolicy) -> ForgetOutcome
+    ) async throws -> ForgetOutcome?
 
     /// The earliest wake-up of any user.
     func nextWakeAt() async -> Date?
-    /// Takes up to `limit` users due at `now`, runs `fire` on each one's schedule and persists
-    /// the changes and their events in one durable step.
+    /// Takes up to `limit` users due at `now`, runs `pass` once on their schedules and persists
+    /// what it returns in one durable step: each fired user's change and events, each stale
+    /// user's next wake-up.
     func fireDue(
-        now: Date, limit: Int, fire: @escaping @Sendable (UserSchedule, ReminderPolicy) -> ScheduleFireOutcome
+        now: Date, limit: Int, pass: @escaping @Sendable ([UserSchedule], ReminderPolicy) -> FirePass
     ) async throws -> FireSummary
     /// Reminders due before `dueBefore` (all when nil), soonest first, at most `limit`.
     func pendingReminders(dueBefore: Date?, limit: Int) async -> [ScheduledReminder]

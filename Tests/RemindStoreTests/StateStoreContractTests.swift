@@ -2,6 +2,7 @@ import Foundation
 import RemindCore
 import RemindStore
 import RemindTesting
+import Synchronization
 import Testing
 
 /// The `StateStore` contract, written once against the protocol and run against every
@@ -40,6 +41,33 @@ struct StateStoreContractTests {
         #expect(try await store.record(Fixtures.userID("a")) == nil)
         #expect(await store.nextWakeAt() == nil)
         #expect(await store.statistics().users == 0)
+        await store.close()
+    }
+
+    /// A delete runs its `forget` exactly once on the user's current record and persists the
+    /// episode it closed: the stats count it forgotten, and the returned outcome is the one
+    /// stored. An unknown user runs nothing.
+    @Test(arguments: StoreBackend.allCases)
+    func deleteRunsForgetOnceAndPersistsItsOutcome(_ backend: StoreBackend) async throws {
+        let store = try backend.open(policy: policy, now: start).store
+        _ = try await report(store, "a", .whileInUse, at: 0)
+        let calls = Counter()
+        let at = start.addingTimeInterval(30)
+        let forgotten = try await store.delete(Fixtures.userID("a")) { record, policy in
+            calls.increment()
+            #expect(record.permissions?.location == .whileInUse)
+            return policy.forget(record, at: at)
+        }
+        #expect(calls.value == 1)
+        #expect(forgotten?.closed?.outcome == .forgotten)
+        #expect(forgotten?.closed?.closedAt == at)
+        let stats = await store.stats(since: start.addingTimeInterval(-60), until: start.addingTimeInterval(60))
+        #expect(stats.groups.reduce(0) { $0 + $1.forgotten } == 1)
+        let none = try await store.delete(Fixtures.userID("a")) { record, policy in
+            calls.increment()
+            return policy.forget(record, at: at)
+        }
+        #expect(none == nil && calls.value == 1)
         await store.close()
     }
 
@@ -96,4 +124,11 @@ struct StateStoreContractTests {
         #expect(await store.statistics().nextReminderAt == start.addingTimeInterval(600))
         await store.close()
     }
+}
+
+/// A count shared with a store's transaction closure.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }
