@@ -65,18 +65,24 @@ extension PostgresStateStore {
                 return taken
             }
             guard let batch else { return }
+            let decided = DecidedChanges()
             do {
-                let stored = try await commit(batch)
+                let stored = try await commit(batch, decided: decided)
                 for (update, answer) in zip(batch, stored) { update.answer(.success(answer)) }
             } catch let error as StoreError where !error.isUnavailable && batch.count > 1 {
                 // The server refused a statement: one row may be at fault (a document it will not
-                // take), so each change goes again on its own and refuses only itself.
-                logger.warning("a batch of \(batch.count) reports was refused (\(error)); storing them one by one")
-                for update in batch {
+                // take), so each user's changes go again on their own and refuse only themselves.
+                // Changes that ran go again with the outcomes they decided, so a change runs once
+                // whatever is retried; a batch refused before any ran goes a change at a time.
+                logger.warning("a batch of \(batch.count) reports was refused (\(error)); storing them user by user")
+                let ran = decided.isComplete
+                for group in ran ? DecidedChanges.byUser(batch) : batch.indices.map({ [$0] }) {
                     do {
-                        update.answer(.success(try await commit([update])[0]))
+                        let stored = try await commit(
+                            group.map { batch[$0] }, decided: ran ? decided.subset(group) : DecidedChanges())
+                        for (index, answer) in zip(group, stored) { batch[index].answer(.success(answer)) }
                     } catch {
-                        update.answer(.failure(error))
+                        for index in group { batch[index].answer(.failure(error)) }
                     }
                 }
             } catch {
@@ -88,8 +94,10 @@ extension PostgresStateStore {
     /// One transaction for `batch`: the users' advisory locks (in one order, so batches of two
     /// instances cannot deadlock) and rows, each change applied in arrival order to the
     /// record the one before it left, then every row, event and outcome written in one
-    /// statement each.
-    private func commit(_ batch: [PendingUpdate]) async throws -> [StoredReport] {
+    /// statement each. Each change runs here once and its outcome goes into `decided`; when
+    /// `decided` already holds the outcomes (a retry), they are written as they are, provided
+    /// every user's row is still the record they were decided on.
+    private func commit(_ batch: [PendingUpdate], decided: DecidedChanges) async throws -> [StoredReport] {
         let (policy, started) = (self.policy, daemonStartedAt)
         let (stored, earlier, events) = try await transaction { connection in
             var order: [UserID] = []
@@ -97,16 +105,16 @@ extension PostgresStateStore {
             for update in batch where seen.insert(update.userID).inserted { order.append(update.userID) }
             try await self.lockUsers(order, on: connection)
             let existing = try await self.lockedRows(order, on: connection)
+            let outcomes = try decided.outcomes(of: batch, current: { existing[$0]?.record }) { update, record in
+                update.change(record, policy)
+            }
             var records: [UserID: UserRecord] = [:]
-            var stored: [StoredReport] = []
             var events: [OutboxEvent] = []
-            var outcomes: [EpisodeOutcome] = []
-            for update in batch {
-                let outcome = update.change(records[update.userID] ?? existing[update.userID]?.record, policy)
+            var closed: [EpisodeOutcome] = []
+            for (update, outcome) in zip(batch, outcomes) {
                 records[update.userID] = outcome.record
                 events += outcome.events.map(OutboxEvent.init)
-                outcomes += outcome.outcomes
-                stored.append(StoredReport(outcome: outcome))
+                closed += outcome.outcomes
             }
             var rows: [(UserRecord, ScheduleColumns)] = []
             var earlier = false
@@ -118,9 +126,9 @@ extension PostgresStateStore {
             }
             try await self.write(rows, before: existing.mapValues(\.counted), on: connection)
             try await self.enqueue(events, on: connection)
-            try await self.insertOutcomes(outcomes, on: connection)
+            try await self.insertOutcomes(closed, on: connection)
             try await self.notify(wake: earlier, events: !events.isEmpty, on: connection)
-            return (stored, earlier, !events.isEmpty)
+            return (outcomes.map { StoredReport(outcome: $0) }, earlier, !events.isEmpty)
         }
         changed(wakeEarlier: earlier, events: events)
         return stored

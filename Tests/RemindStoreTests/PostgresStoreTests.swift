@@ -2,6 +2,7 @@ import Foundation
 import RemindCore
 import RemindStore
 import RemindTesting
+import Synchronization
 import Testing
 
 @testable import RemindPostgres
@@ -74,6 +75,37 @@ struct PostgresStoreTests {
         }
         #expect(try await store.record(Fixtures.userID("poison")) == nil)
         #expect(await store.statistics().users == 101)
+        await store.close()
+    }
+
+    /// A batch the server refuses for one row goes again user by user with the outcomes it
+    /// decided: every change runs exactly once, the good users' changes (two of one user among
+    /// them, in order) are stored, and only the poisoned user's change fails.
+    @Test func refusedBatchRunsEachChangeOnce() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let store = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        let calls = Mutex([Int](repeating: 0, count: 4))
+        let users = ["a", "poison", "a", "b"]
+        let changes = users.enumerated().map { index, user in
+            let report = PermissionReport(
+                location: index == 2 ? .always : .whileInUse, observedAt: start.addingTimeInterval(Double(index)),
+                appVersion: user == "poison" ? "1.0\u{0}" : nil)
+            let userID = Fixtures.userID(user)
+            let receivedAt = start.addingTimeInterval(Double(index))
+            return UserChange(userID) { record, policy in
+                calls.withLock { $0[index] += 1 }
+                return policy.apply(report, to: record, userID: userID, receivedAt: receivedAt)
+            }
+        }
+        let results = try await store.update(batch: changes)
+        #expect(calls.withLock { $0 } == [1, 1, 1, 1])
+        #expect(results.map { (try? $0.get()) != nil } == [true, false, true, true])
+        let a = try #require(try await store.record(Fixtures.userID("a")))
+        #expect(a.history.count == 2)
+        #expect(a.permissions?.location == .always)
+        #expect(try await store.record(Fixtures.userID("b")) != nil)
+        #expect(try await store.record(Fixtures.userID("poison")) == nil)
         await store.close()
     }
 
