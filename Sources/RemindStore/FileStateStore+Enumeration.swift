@@ -22,7 +22,7 @@ extension FileStateStore {
 
     /// Up to `limit` IDs of users after `after`, in byte order: what a page reads, without
     /// reading it (a store made of parts merges its parts' IDs before it reads any record).
-    func userIDs(after: UserID?, limit: Int) -> [UserID] {
+    public func userIDs(after: UserID?, limit: Int) -> [UserID] {
         // No copy of the table is taken: held across a suspension, a change meanwhile would
         // copy all of it.
         userIndex.page(

@@ -66,7 +66,7 @@ extension FileStateStore {
 
     /// What `stats` is computed from, for a store made of parts to merge: the closed episodes,
     /// and every open episode's start, group and reason.
-    func outcomeSources() async -> (closed: OutcomeStatistics, open: [OpenEpisode]) {
+    public func outcomeSources() async -> (closed: OutcomeStatistics, open: [OpenEpisode]) {
         await loadOutcomesForStats()
         var open: [OpenEpisode] = []
         schedules.table.forEachOpenEpisode {

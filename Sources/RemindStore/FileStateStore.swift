@@ -21,7 +21,7 @@ import RemindCore
 /// `Schedules` holds schedules, wake-ups and counts, `Outbox` and `DeadLetterList` the
 /// events. Records are installed in memory only once durable, so a failed write (full disk)
 /// changes nothing. Blocking file I/O other than the log's runs on the injected `io` pool.
-public actor FileStateStore: StateStore {
+public actor FileStateStore: PartitionableStore {
     public struct Options: Sendable {
         public var directory: String
         public var sinks: [String]
@@ -49,16 +49,7 @@ public actor FileStateStore: StateStore {
         }
     }
 
-    /// What a store signals: an earlier wake-up, and per sink, a new deliverable event.
-    struct Signals: Sendable {
-        let scheduleChanged: AsyncSignal
-        let outbox: [String: AsyncSignal]
-
-        init(sinks: [String]) {
-            scheduleChanged = AsyncSignal()
-            outbox = Dictionary(uniqueKeysWithValues: sinks.map { ($0, AsyncSignal()) })
-        }
-    }
+    typealias Signals = StoreSignals
 
     public nonisolated let directory: String
     public nonisolated let daemonStartedAt: Date

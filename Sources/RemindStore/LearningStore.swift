@@ -55,14 +55,14 @@ extension FileStateStore: LearningStore {
     public func usersByActiveHour() async -> [Int] { schedules.table.usersByActiveHour() }
 }
 
-extension PartitionedStateStore: LearningStore {
+extension PartitionedStore: LearningStore where Part == FileStateStore {
     /// One file in the top directory: the allocation is the whole daemon's, not a part's.
     public func allocation() async throws -> AllocationState? {
-        try AllocationFile(directory: directory).read()
+        try AllocationFile(directory: topDirectory).read()
     }
 
     public func storeAllocation(_ state: AllocationState) async throws -> AllocationState {
-        try AllocationFile(directory: directory).store(state)
+        try AllocationFile(directory: topDirectory).store(state)
     }
 
     public func usersByActiveHour() async -> [Int] {

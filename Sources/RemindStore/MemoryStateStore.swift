@@ -8,9 +8,9 @@ import RemindCore
 ///
 /// Every method completes without suspending, so the actor alone serialises each user's
 /// changes in arrival order.
-public actor MemoryStateStore: StateStore {
+public actor MemoryStateStore: PartitionableStore {
     public nonisolated let daemonStartedAt: Date
-    public nonisolated let scheduleChanged = AsyncSignal()
+    public nonisolated let scheduleChanged: AsyncSignal
     private nonisolated let outboxSignals: [String: AsyncSignal]
     private var records: [UserID: UserRecord] = [:]
     private var schedule: Schedules
@@ -24,10 +24,13 @@ public actor MemoryStateStore: StateStore {
     private var marker: String?
     private var allocationState: AllocationState?
 
-    public init(sinks: [String], policy: ReminderPolicy, now: Date) {
+    /// `signals`: those of a divided store this one is a part of (`PartitionedStore`).
+    public init(sinks: [String], policy: ReminderPolicy, now: Date, signals: StoreSignals? = nil) {
+        let signals = signals ?? StoreSignals(sinks: sinks)
         daemonStartedAt = now
         outbox = Outbox(sinks: sinks)
-        outboxSignals = Dictionary(uniqueKeysWithValues: sinks.map { ($0, AsyncSignal()) })
+        scheduleChanged = signals.scheduleChanged
+        outboxSignals = signals.outbox
         schedule = Schedules(table: PackedSchedules(), policy: policy, daemonStartedAt: now)
     }
 
@@ -56,8 +59,19 @@ public actor MemoryStateStore: StateStore {
 
     /// Sorts every ID for every page: the plain statement of the order, not a fast one.
     public func users(after: UserID?, limit: Int) -> [UserRecord] {
-        let following = records.keys.filter { userID in after.map { userID > $0 } ?? true }
-        return following.sorted().prefix(limit).compactMap { records[$0] }
+        userIDs(after: after, limit: limit).compactMap { records[$0] }
+    }
+
+    public func userIDs(after: UserID?, limit: Int) -> [UserID] {
+        Array(records.keys.filter { userID in after.map { userID > $0 } ?? true }.sorted().prefix(limit))
+    }
+
+    public func outcomeSources() -> (closed: OutcomeStatistics, open: [OpenEpisode]) {
+        var open: [OpenEpisode] = []
+        schedule.table.forEachOpenEpisode {
+            open.append(OpenEpisode(startedAt: $0, group: $1, reason: $2, userID: $3))
+        }
+        return (outcomes, open)
     }
 
     public func delete(

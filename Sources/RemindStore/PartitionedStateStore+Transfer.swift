@@ -4,7 +4,7 @@ import RemindCore
 /// A divided state directory read and written whole: each user's records, events and closed
 /// episodes go to the part their ID belongs to; reading goes part after part, so a cursor is
 /// `<part>/<the part's cursor>`. The marker is the top directory's.
-extension PartitionedStateStore: StateTransfer {
+extension PartitionedStore: StateTransfer where Part == FileStateStore {
     public func exportEvents(after cursor: String?, limit: Int) async throws -> ExportPage<PendingEvent> {
         try await exportPaged(after: cursor) { part, inner in await part.exportEvents(after: inner, limit: limit) }
     }
@@ -56,10 +56,10 @@ extension PartitionedStateStore: StateTransfer {
     }
 
     public func migrationMarker() throws -> String? {
-        try MigrationMarkerFile.read(in: directory)
+        try MigrationMarkerFile.read(in: topDirectory)
     }
 
     public func setMigrationMarker(_ marker: String?) throws {
-        try MigrationMarkerFile.write(marker, in: directory)
+        try MigrationMarkerFile.write(marker, in: topDirectory)
     }
 }

@@ -2,39 +2,44 @@ import Foundation
 import RemindCore
 import Synchronization
 
-/// The files backend divided into independent parts by a stable hash of the user ID
-/// (`storage.parts`, docs/operations.md): each part is a whole `FileStateStore` (its own actor, log,
-/// group commit, snapshot, outbox and checkpoints) in `part-<i>-of-<n>/` of the state
-/// directory, so reports of users in different parts proceed on different cores and no one
-/// actor is on every request's path.
+/// What a store offers to be a part of a `PartitionedStore`, beyond the `StateStore` contract:
+/// what the router merges across parts without reading every record.
 ///
-/// This type holds no state of its own but the claims in flight: a user's operations go to
-/// their part, and whatever spans users (due fires, counts, stats, dead letters, the outbox)
-/// is asked of every part and merged. Each part keeps the `StateStore` contract for its users,
-/// and no operation but `replayDeadLetters` spans parts, so the whole keeps it too; what
-/// differs is stated where it does (`claimEvents`, `replayDeadLetters`).
-public final class PartitionedStateStore: StateStore {
-    public struct Options: Sendable {
-        public var directory: String
-        public var parts: Int
-        /// Each part's options but its directory (set per part).
-        public var part: FileStateStore.Options
+/// Implementation requirements: `userIDs` pages the IDs as `users(after:limit:)` pages the
+/// records (byte order, the same users); `outcomeSources` gives the closed episodes' statistics
+/// and every open episode as `stats` would count them.
+public protocol PartitionableStore: StateStore {
+    /// Up to `limit` user IDs following `after`, in ascending byte order.
+    func userIDs(after: UserID?, limit: Int) async -> [UserID]
+    /// What `stats` counts: the closed episodes and the open ones.
+    func outcomeSources() async -> (closed: OutcomeStatistics, open: [OpenEpisode])
+}
 
-        public init(directory: String, parts: Int, part: FileStateStore.Options) {
-            self.directory = directory
-            self.parts = parts
-            self.part = part
-        }
-    }
+/// The files backend divided into parts (`storage.parts`, docs/operations.md): each part a
+/// whole `FileStateStore` in `part-<i>-of-<n>/` of the state directory.
+public typealias PartitionedStateStore = PartitionedStore<FileStateStore>
 
-    let parts: [FileStateStore]
-    public let directory: String
+/// Any store divided into independent parts by a stable hash of the user ID (`PartLayout`): a
+/// user's operations go to their part, and whatever spans users (due fires, counts, stats,
+/// dead letters, the outbox) is asked of every part and merged. For the files backend
+/// (`PartitionedStateStore`) each part has its own actor, log, group commit, snapshot, outbox
+/// and checkpoints, so reports of users in different parts proceed on different cores and no
+/// one actor is on every request's path.
+///
+/// This type holds no state of its own but the claims in flight. Each part keeps the
+/// `StateStore` contract for its users, and no operation but `replayDeadLetters` spans parts,
+/// so the whole keeps it too; what differs is stated where it does (`claimEvents`,
+/// `replayDeadLetters`).
+public final class PartitionedStore<Part: PartitionableStore>: StateStore {
+    let parts: [Part]
     public let daemonStartedAt: Date
     public let scheduleChanged: AsyncSignal
-    public let summary: OpenSummary
     public let repeatAnswering: (any RepeatAnswering)?
-    /// One daemon per state directory: the top's lock, besides each part's.
-    private let lock: StateLock
+    /// Where the whole lives, when it has a place of its own (the files backend's top
+    /// directory, which holds what belongs to no part: the allocation, the migration marker).
+    public let directory: String?
+    /// Gives up what holds the whole besides its parts (the top directory's lock), after them.
+    private let release: @Sendable () -> Void
     /// Which part each claimed event came from, until it is completed or released.
     private let claims = Mutex<[Claim: Int]>([:])
     /// The part the next claim starts with, so no part's events wait behind another's.
@@ -48,55 +53,28 @@ public final class PartitionedStateStore: StateStore {
         var sink: String
     }
 
-    /// Opens (creating if needed) every part, each on a thread of its own: a part's recovery
-    /// reads its snapshot and replays its log, and the parts' starts are independent.
+    /// A store over `parts`, which were opened with `signals` (one scheduler and one
+    /// dispatcher per sink wait on them); `repeatAnswering` routes repeats to the parts' own, if
+    /// they keep any.
     public init(
-        options: Options, policy: ReminderPolicy, now: Date, notice: @escaping @Sendable (StoreNotice) -> Void
-    ) throws(StoreError) {
-        precondition(options.parts > 1, "one part is a FileStateStore")
-        directory = options.directory
-        daemonStartedAt = now
-        try FileIO.makeDirectories(options.directory)
-        lock = try StateLock(directory: options.directory)
-        try PartLayout.check(options.directory, parts: options.parts)
-        let signals = FileStateStore.Signals(sinks: options.part.sinks)
-        scheduleChanged = signals.scheduleChanged
-        outboxSignals = signals.outbox
-        let opened = Mutex([Result<FileStateStore, StoreError>?](repeating: nil, count: options.parts))
-        DispatchQueue.concurrentPerform(iterations: options.parts) { index in
-            var part = options.part
-            part.directory = options.directory + "/" + PartLayout.name(index, of: options.parts)
-            part.signals = signals
-            let result = Result { () throws(StoreError) in
-                try FileStateStore(options: part, policy: policy, now: now, notice: notice)
-            }
-            opened.withLock { $0[index] = result }
-        }
-        let results = opened.withLock { $0.map { $0! } }
-        let parts = results.compactMap { try? $0.get() }
-        for case .failure(let error) in results {
-            // Every part that did open gives its directory up again, whichever failed.
-            for part in parts { part.abandon() }
-            lock.release()
-            throw error
-        }
+        parts: [Part], daemonStartedAt: Date, signals: StoreSignals, repeatAnswering: (any RepeatAnswering)? = nil,
+        directory: String? = nil, release: @escaping @Sendable () -> Void = {}
+    ) {
+        precondition(!parts.isEmpty, "a store in no part")
         self.parts = parts
-        repeatAnswering = PartitionedRepeatRows(parts: parts.map(\.repeats))
-        summary = parts.map(\.summary).reduce(
-            OpenSummary(users: 0, fromSnapshot: true, replayedEntries: 0, pendingEvents: 0)
-        ) {
-            OpenSummary(
-                users: $0.users + $1.users, fromSnapshot: $0.fromSnapshot && $1.fromSnapshot,
-                replayedEntries: $0.replayedEntries + $1.replayedEntries,
-                pendingEvents: $0.pendingEvents + $1.pendingEvents)
-        }
+        self.daemonStartedAt = daemonStartedAt
+        self.scheduleChanged = signals.scheduleChanged
+        self.outboxSignals = signals.outbox
+        self.repeatAnswering = repeatAnswering
+        self.directory = directory
+        self.release = release
     }
 
-    func part(of userID: UserID) -> FileStateStore { parts[PartLayout.index(of: userID, parts: parts.count)] }
+    func part(of userID: UserID) -> Part { parts[PartLayout.index(of: userID, parts: parts.count)] }
 
     /// Runs `body` on every part at once and returns the results in the parts' order.
     private func onEveryPart<T: Sendable>(
-        _ body: @escaping @Sendable (Int, FileStateStore) async throws -> T
+        _ body: @escaping @Sendable (Int, Part) async throws -> T
     ) async throws -> [T] {
         try await withThrowingTaskGroup(of: (Int, T).self) { group in
             for (index, part) in parts.enumerated() { group.addTask { (index, try await body(index, part)) } }
@@ -106,7 +84,7 @@ public final class PartitionedStateStore: StateStore {
         }
     }
 
-    private func onEveryPart<T: Sendable>(_ body: @escaping @Sendable (Int, FileStateStore) async -> T) async -> [T] {
+    private func onEveryPart<T: Sendable>(_ body: @escaping @Sendable (Int, Part) async -> T) async -> [T] {
         await withTaskGroup(of: (Int, T).self) { group in
             for (index, part) in parts.enumerated() { group.addTask { (index, await body(index, part)) } }
             var results = [T?](repeating: nil, count: parts.count)
@@ -165,9 +143,6 @@ public final class PartitionedStateStore: StateStore {
     public func markUnreachable(_ userID: UserID, token: String, reason: String, at date: Date) async throws {
         try await part(of: userID).markUnreachable(userID, token: token, reason: reason, at: date)
     }
-
-    /// The path of a user's file, for tests and support.
-    public func userFilePath(_ userID: UserID) -> String { part(of: userID).userFilePath(userID) }
 
     // MARK: Every user: every part, merged
 
@@ -243,13 +218,7 @@ public final class PartitionedStateStore: StateStore {
 
     public func close() async {
         _ = await onEveryPart { await $1.close() }
-        lock.release()
-    }
-
-    /// Gives every part up without a checkpoint (`FileStateStore.abandon`).
-    public func abandon() {
-        for part in parts { part.abandon() }
-        lock.release()
+        release()
     }
 
     // MARK: Dead letters: the event's user's part
@@ -311,12 +280,89 @@ public final class PartitionedStateStore: StateStore {
 
     /// The part that handed the event out; every part when none did (completing an event a
     /// part does not hold changes nothing there).
-    private func owners(of eventID: String, sink: String) -> [FileStateStore] {
+    private func owners(of eventID: String, sink: String) -> [Part] {
         let index = claims.withLock { $0.removeValue(forKey: Claim(eventID: eventID, sink: sink)) }
         return index.map { [parts[$0]] } ?? parts
     }
 
     public func pendingEvents(for sink: String) async -> Int {
         await onEveryPart { await $1.pendingEvents(for: sink) }.reduce(0, +)
+    }
+}
+
+extension PartitionedStore where Part == FileStateStore {
+    public struct Options: Sendable {
+        public var directory: String
+        public var parts: Int
+        /// Each part's options but its directory (set per part).
+        public var part: FileStateStore.Options
+
+        public init(directory: String, parts: Int, part: FileStateStore.Options) {
+            self.directory = directory
+            self.parts = parts
+            self.part = part
+        }
+    }
+
+    /// Opens (creating if needed) every part of a divided state directory, each on a thread of
+    /// its own: a part's recovery reads its snapshot and replays its log, and the parts' starts
+    /// are independent. One daemon per state directory: the top's lock, besides each part's.
+    public convenience init(
+        options: Options, policy: ReminderPolicy, now: Date, notice: @escaping @Sendable (StoreNotice) -> Void
+    ) throws(StoreError) {
+        precondition(options.parts > 1, "one part is a FileStateStore")
+        try FileIO.makeDirectories(options.directory)
+        let lock = try StateLock(directory: options.directory)
+        do {
+            try PartLayout.check(options.directory, parts: options.parts)
+        } catch {
+            lock.release()
+            throw error
+        }
+        let signals = StoreSignals(sinks: options.part.sinks)
+        let opened = Mutex([Result<FileStateStore, StoreError>?](repeating: nil, count: options.parts))
+        DispatchQueue.concurrentPerform(iterations: options.parts) { index in
+            var part = options.part
+            part.directory = options.directory + "/" + PartLayout.name(index, of: options.parts)
+            part.signals = signals
+            let result = Result { () throws(StoreError) in
+                try FileStateStore(options: part, policy: policy, now: now, notice: notice)
+            }
+            opened.withLock { $0[index] = result }
+        }
+        let results = opened.withLock { $0.map { $0! } }
+        let parts = results.compactMap { try? $0.get() }
+        for case .failure(let error) in results {
+            // Every part that did open gives its directory up again, whichever failed.
+            for part in parts { part.abandon() }
+            lock.release()
+            throw error
+        }
+        self.init(
+            parts: parts, daemonStartedAt: now, signals: signals,
+            repeatAnswering: PartitionedRepeatRows(parts: parts.map(\.repeats)), directory: options.directory,
+            release: { lock.release() })
+    }
+
+    /// What the parts' recoveries found, added up.
+    public var summary: OpenSummary {
+        parts.map(\.summary).reduce(OpenSummary(users: 0, fromSnapshot: true, replayedEntries: 0, pendingEvents: 0)) {
+            OpenSummary(
+                users: $0.users + $1.users, fromSnapshot: $0.fromSnapshot && $1.fromSnapshot,
+                replayedEntries: $0.replayedEntries + $1.replayedEntries,
+                pendingEvents: $0.pendingEvents + $1.pendingEvents)
+        }
+    }
+
+    /// The top directory (a divided state directory always has one).
+    var topDirectory: String { directory! }
+
+    /// The path of a user's file, for tests and support.
+    public func userFilePath(_ userID: UserID) -> String { part(of: userID).userFilePath(userID) }
+
+    /// Gives every part up without a checkpoint (`FileStateStore.abandon`).
+    public func abandon() {
+        for part in parts { part.abandon() }
+        release()
     }
 }

@@ -48,34 +48,11 @@ struct PartitionedStateStoreTests {
         let divided = try StoreFixture()
         let one = try single.open(policy: policy, sinks: ["file", "hook"], now: start)
         let three = try divided.open(parts: 3, policy: policy, sinks: ["file", "hook"], now: start)
-        var random = SplitMix64(seed: 17)
         let users = (0..<40).map { Fixtures.userID("u\($0)") }
         var now = start
-        for step in 0..<600 {
-            // Whole seconds: what the files keep of a time (a dead letter's, after recovery).
-            now = now.addingTimeInterval(Double(Int.random(in: 0...3, using: &random)))
-            let user = users.randomElement(using: &random)!
-            switch Int.random(in: 0..<20, using: &random) {
-            case 0:
-                #expect(try await one.delete(user, at: now) == three.delete(user, at: now))
-            case 1, 2:
-                let a = try await one.fireDue(now: now, limit: 1000)
-                let b = try await three.fireDue(now: now, limit: 1000)
-                #expect(a.users == b.users && Set(a.suppressed) == Set(b.suppressed))
-                #expect(a.events.map { $0.userID }.sorted() == b.events.map { $0.userID }.sorted())
-            case 3:
-                try await deliverAll(one, deadLetterAt: now)
-                try await deliverAll(three, deadLetterAt: now)
-            default:
-                let report = PermissionReport(
-                    location: [.always, .whileInUse, .denied].randomElement(using: &random)!,
-                    notifications: [.authorized, .denied, nil].randomElement(using: &random)!,
-                    observedAt: now)
-                let a = try await one.storeReport(report, for: user, receivedAt: now)
-                let b = try await three.storeReport(report, for: user, receivedAt: now)
-                #expect(a.outcome.changed == b.outcome.changed)
-            }
-            if step % 150 == 149 { try await expectSameAnswers(one, three, users: users, now: now) }
+        for _ in 0..<4 {
+            now = try await runRandomly(one, three, users: users, seed: 17, steps: 150, from: now)
+            try await expectSameAnswers(one, three, users: users, now: now)
         }
         try await three.checkpoint(snapshot: true)
         _ = try await report(three, users[0], at: now)
@@ -87,6 +64,27 @@ struct PartitionedStateStoreTests {
         try await expectSameAnswers(one, recovered, users: users, now: now, restarted: true)
         await recovered.close()
         await one.close()
+    }
+
+    /// The router is any store's: three memory stores behind a `PartitionedStore` answer as one
+    /// memory store does, under the same random reports, fires, deliveries and deletes, and
+    /// their users page in one byte order.
+    @Test func anyStoreCanBeDivided() async throws {
+        let sinks = ["file", "hook"]
+        let one = MemoryStateStore(sinks: sinks, policy: policy, now: start)
+        let signals = StoreSignals(sinks: sinks)
+        let three = PartitionedStore(
+            parts: (0..<3).map { _ in MemoryStateStore(sinks: sinks, policy: policy, now: start, signals: signals) },
+            daemonStartedAt: start, signals: signals)
+        let users = (0..<30).map { Fixtures.userID("m\($0)") }
+        let now = try await runRandomly(one, three, users: users, seed: 23, steps: 400, from: start)
+        try await expectSameAnswers(one, three, users: users, now: now)
+        #expect(
+            try await one.users(after: nil, limit: 7).map(\.userID) == three.users(after: nil, limit: 7).map(\.userID))
+        #expect(
+            try await one.users(after: users[3], limit: 100).map(\.userID)
+                == three.users(after: users[3], limit: 100).map(\.userID))
+        await three.close()
     }
 
     /// `limit` holds for the whole: divided among the parts, every due user fires over the
@@ -107,6 +105,40 @@ struct PartitionedStateStoreTests {
         #expect(fired.sorted() == users.sorted())
         #expect(try await store.fireDue(now: start + .seconds(60), limit: 10).users == 0)
         await store.close()
+    }
+
+    /// The same random reports, fires, deliveries and forgets on both stores, `steps` of them
+    /// from `from` on, each answered alike; returns the time reached.
+    private func runRandomly(
+        _ one: any StateStore, _ divided: any StateStore, users: [UserID], seed: UInt64, steps: Int, from: Date
+    ) async throws -> Date {
+        var random = SplitMix64(seed: seed &+ UInt64(from.timeIntervalSince1970))
+        var now = from
+        for _ in 0..<steps {
+            // Whole seconds: what the files keep of a time (a dead letter's, after recovery).
+            now = now.addingTimeInterval(Double(Int.random(in: 0...3, using: &random)))
+            let user = users.randomElement(using: &random)!
+            switch Int.random(in: 0..<20, using: &random) {
+            case 0:
+                #expect(try await one.forget(user, at: now) == divided.forget(user, at: now))
+            case 1, 2:
+                let a = try await one.fireDue(now: now, limit: 1000)
+                let b = try await divided.fireDue(now: now, limit: 1000)
+                #expect(a.users == b.users && Set(a.suppressed) == Set(b.suppressed))
+                #expect(a.events.map { $0.userID }.sorted() == b.events.map { $0.userID }.sorted())
+            case 3:
+                try await deliverAll(one, deadLetterAt: now)
+                try await deliverAll(divided, deadLetterAt: now)
+            default:
+                let report = PermissionReport(
+                    location: [.always, .whileInUse, .denied].randomElement(using: &random)!,
+                    notifications: [.authorized, .denied, nil].randomElement(using: &random)!, observedAt: now)
+                let a = try await one.storeReport(report, for: user, receivedAt: now)
+                let b = try await divided.storeReport(report, for: user, receivedAt: now)
+                #expect(a.outcome == b.outcome)
+            }
+        }
+        return now
     }
 
     private func report(_ store: any StateStore, _ user: UserID, at now: Date) async throws -> ReportOutcome {
