@@ -56,6 +56,30 @@ struct BulkReportAPITests {
         }
     }
 
+    /// Two lines of one user observed at one instant are each a change, in the order of the
+    /// lines, as two single reports at that instant are: the history keeps both, newest the
+    /// last received.
+    @Test func tiedLinesAreEachAChange() async throws {
+        try await withAPI { _, client in
+            let body = """
+                {"userID":"u-1","location":"whileInUse","observedAt":"2026-11-15T09:00:00Z"}
+                {"userID":"u-1","location":"always","observedAt":"2026-11-15T09:00:00Z"}
+
+                """
+            _ = try Self.answerLines(try await client.postNDJSON(body))
+            _ = try await client.post(
+                "/v1/users/u-2/reports", #"{"location":"whileInUse","observedAt":"2026-11-15T09:00:00Z"}"#)
+            _ = try await client.post(
+                "/v1/users/u-2/reports", #"{"location":"always","observedAt":"2026-11-15T09:00:00Z"}"#)
+            for user in ["u-1", "u-2"] {
+                let history = try await client.get("/v1/users/\(user)/history").text
+                let always = try #require(history.range(of: #""location":"always""#))
+                let whileInUse = try #require(history.range(of: #""location":"whileInUse""#))
+                #expect(always.lowerBound < whileInUse.lowerBound, "\(user): \(history)")
+            }
+        }
+    }
+
     /// A bad line is refused with its problem, naming the field as a single report's would,
     /// and the other lines are stored; `userID` is echoed when it was a string.
     @Test func badLinesAreRefusedAloneNamingTheField() async throws {

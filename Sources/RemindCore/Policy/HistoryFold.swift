@@ -40,26 +40,16 @@ enum HistoryFold {
         let entry = HistoryEntry(observedAt: observedAt, receivedAt: receivedAt, permissions: permissions)
         if observedAt >= run.lastObservedAt {
             // After the run's last observation: a plain change. At an equal instant the report
-            // was received later and wins.
-            if run.observedAt == observedAt {
-                history[index] = entry
-            } else {
-                history.insert(entry, at: index)
-            }
+            // was received later, so it follows the run: both stay, each a change.
+            history.insert(entry, at: index)
             mergeNeighbours(&history, around: index)
         } else {
-            // Inside a run: the run's observations after the report still follow it.
+            // Inside a run: the run's observations up to the report's instant (received
+            // earlier at an equal one) come before it, those after it still follow it.
             var head = run
             let tail = head.split(at: observedAt)!
-            if run.observedAt == observedAt {
-                // The run's first observation is overridden by the report (received later).
-                history[index] = entry
-                history.insert(tail, at: index)
-                mergeNeighbours(&history, around: index + 1)
-            } else {
-                history[index] = head
-                history.insert(contentsOf: [tail, entry], at: index)
-            }
+            history[index] = head
+            history.insert(contentsOf: [tail, entry], at: index)
         }
         truncate(&history, maxEntries: maxEntries)
         return .changed
@@ -122,14 +112,17 @@ enum HistoryFold {
         return (start, true)
     }
 
-    /// The observation that first left no reminding error after `start`.
+    /// The observation that first left no reminding error after `start`. At `start` itself only
+    /// the entries received after the reminding one that began the stretch count (ties: order
+    /// received).
     static func remindingEnded(
         after start: Date, in history: [HistoryEntry], isReminding: (Permissions) -> Bool
     ) -> Date? {
         var restored: Date?
         for entry in history {
-            guard entry.observedAt > start else { break }
-            if !isReminding(entry.permissions) { restored = entry.observedAt }
+            let reminding = isReminding(entry.permissions)
+            guard entry.observedAt > start || (entry.observedAt == start && !reminding) else { break }
+            if !reminding { restored = entry.observedAt }
         }
         return restored
     }
