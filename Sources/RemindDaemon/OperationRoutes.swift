@@ -78,7 +78,7 @@ struct OperationRoutes {
 
     /// Re-queues all dead letters, or those named in `{"ids":[...]}` (event ids).
     @Sendable func postReplay(_ request: Request, context: Context) async throws -> Response {
-        let body = try await RequestBody.collect(request)
+        let body = try await LimitedBody.collect(request)
         var ids: Set<String>?
         if body.readableBytes > 0 {
             guard case .object(let object)? = try? JSONParser.parse(body.readableBytesView) else {

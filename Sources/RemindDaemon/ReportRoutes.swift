@@ -45,7 +45,7 @@ struct ReportRoutes {
 
     @Sendable func postReport(_ request: Request, context: Context) async throws -> Response {
         let userID = try UserID(pathSegment: context.parameters.require("userID"))
-        let body = try await RequestBody.collect(request)
+        let body = try await LimitedBody.collect(request)
         let answer = await reports.answer(body: body.readableBytesView, of: userID, receivedAt: runtime.wallClock())
         return HTTPResponses.answer(answer)
     }
@@ -60,7 +60,7 @@ struct ReportRoutes {
                     "\(APIPaths.bulkReports) takes \(APIPaths.ndjsonMediaType): one report a line, each with its userID"
             )
         }
-        let body = try await RequestBody.collect(request, limit: APIPaths.maximumBulkBodySize)
+        let body = try await LimitedBody.collect(request, limit: APIPaths.maximumBulkBodySize)
         let answer = await bulkReports.answer(body: Array(body.readableBytesView), receivedAt: runtime.wallClock())
         return HTTPResponses.answer(answer)
     }

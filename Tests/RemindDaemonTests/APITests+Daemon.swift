@@ -176,13 +176,15 @@ extension APITests {
         }
     }
 
-    /// A known path with the wrong method is a 405 problem whose `Allow` lists the methods.
+    /// A known path with the wrong method, any method, is a 405 problem whose `Allow` lists the
+    /// methods.
     @Test(arguments: [
         ("PUT", "/v1/users/u-42", "GET, DELETE"), ("POST", "/v1/users/u-42", "GET, DELETE"),
         ("GET", "/v1/users/u-42/reports", "POST"), ("DELETE", "/v1/users/u-42/reports", "POST"),
         ("POST", "/v1/users/u-42/history", "GET"), ("DELETE", "/v1/users/u-42/explain", "GET"),
         ("POST", "/v1/reminders", "GET"), ("POST", "/v1/status", "GET"), ("DELETE", "/v1/config", "GET"),
-        ("GET", "/v1/reload", "POST"), ("POST", "/metrics", "GET"),
+        ("GET", "/v1/reload", "POST"), ("POST", "/metrics", "GET"), ("TRACE", "/v1/users", "GET"),
+        ("QUERY", "/v1/status", "GET"), ("QUERY", "/v1/users/u-42/reports", "POST"),
     ])
     func wrongMethodIsNotAllowed(_ method: String, _ path: String, _ allow: String) async throws {
         try await withAPI { api, client in

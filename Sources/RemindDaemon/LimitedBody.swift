@@ -3,7 +3,7 @@ import NIOCore
 import RemindAPI
 
 /// Reading a request's body within a limit, for every route that takes one.
-enum RequestBody {
+enum LimitedBody {
     /// The body, at most `limit` bytes (64 KiB unless told); throws the 413 problem when larger,
     /// before reading it when `Content-Length` says so.
     static func collect(_ request: Request, limit: Int = APIPaths.maximumBodySize) async throws -> ByteBuffer {
