@@ -166,23 +166,33 @@ extension PostgresStateStore {
 
     /// Ends the leases of events no dispatcher of this instance holds, within 5 s (not through
     /// `database`: at shutdown its watch has stopped); what cannot be given back waits for its
-    /// lease to run out.
+    /// lease to run out. The statement runs in a task of its own: what gives events back is a
+    /// stopping dispatcher or store, whose own task is cancelled by then, and a cancelled task's
+    /// query ends at once.
     private func giveBack(_ keys: [HeldEvent], why: String) async {
         state.withLock { stopHolding(keys, deleted: false, in: &$0) }
         let (events, sinks, owner) = (keys.map(\.eventID), keys.map(\.sink), options.instance)
-        do {
-            try await withTimeout(.seconds(5)) {
-                try await self.client.query(
-                    """
-                    UPDATE remindd_outbox o SET lease_owner = NULL, lease_until = NULL
-                    FROM unnest(\(events)::text[], \(sinks)::text[]) AS h(event_id, sink)
-                    WHERE o.event_id = h.event_id AND o.sink = h.sink AND o.lease_owner = \(owner)
-                      AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-                    """, logger: self.logger)
+        let (client, logger) = (self.client, self.logger)
+        let failure = await Task { () -> (any Error)? in
+            do {
+                try await withTimeout(.seconds(5)) {
+                    try await client.query(
+                        """
+                        UPDATE remindd_outbox o SET lease_owner = NULL, lease_until = NULL
+                        FROM unnest(\(events)::text[], \(sinks)::text[]) AS h(event_id, sink)
+                        WHERE o.event_id = h.event_id AND o.sink = h.sink AND o.lease_owner = \(owner)
+                          AND set_config('synchronous_commit', 'off', true) IS NOT NULL
+                        """, logger: logger)
+                }
+                return nil
+            } catch {
+                return error
             }
-        } catch {
+        }.value
+        if let failure {
             logger.warning(
-                "\(keys.count) event(s) \(why) not given back (their leases run out instead): \(Self.describe(error))")
+                "\(keys.count) event(s) \(why) not given back (their leases run out instead): \(Self.describe(failure))"
+            )
         }
         for sink in Set(sinks) { outboxSignals[sink]?.signal() }
     }
@@ -294,25 +304,19 @@ extension PostgresStateStore {
         }
     }
 
-    /// Gives the lease back at once, so that any instance may take the event.
+    /// Gives the lease back at once, so that any instance may take the event: also from a
+    /// dispatcher stopping at shutdown, whose task is cancelled (`giveBack`), as the docs
+    /// promise of a clean stop. While the database is down the lease runs out instead.
     public func release(_ eventID: String, sink: String) async {
-        state.withLock { stopHolding([HeldEvent(eventID: eventID, sink: sink)], deleted: false, in: &$0) }
-        let owner = options.instance
-        do {
-            try await database {
-                // Not waiting for the WAL's fsync, as the claim: a release lost in a crash of
-                // the server leaves the lease to run out.
-                try await self.client.query(
-                    """
-                    UPDATE remindd_outbox SET lease_owner = NULL, lease_until = NULL
-                    WHERE event_id = \(eventID) AND sink = \(sink) AND lease_owner = \(owner)
-                      AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-                    """, logger: self.logger)
-            }
-        } catch {
-            logger.warning("event \(eventID) for \(sink) not released (its lease runs out instead): \(error)")
+        let key = HeldEvent(eventID: eventID, sink: sink)
+        guard !health.withLock({ $0.isDown }) else {
+            state.withLock { stopHolding([key], deleted: false, in: &$0) }
+            logger.warning(
+                "event \(eventID) for \(sink) not released (its lease runs out instead): the database is down")
+            outboxSignals[sink]?.signal()
+            return
         }
-        outboxSignals[sink]?.signal()
+        await giveBack([key], why: "released")
     }
 
     public func pendingEvents(for sink: String) async -> Int {

@@ -45,6 +45,32 @@ struct OutboxClaimTests {
         await store.close()
     }
 
+    /// A release from a cancelled task (a dispatcher stopping at shutdown) still gives the
+    /// event back: it is claimable again at once, not after its lease runs out.
+    @Test(arguments: StoreBackend.allCases)
+    func releaseFromACancelledTaskGivesTheEventBack(_ backend: StoreBackend) async throws {
+        let policy = ReminderPolicy(
+            configuration: PolicyConfiguration(notification: .init(notificationTriggerDelay: 60)))
+        let store = try backend.open(policy: policy, sinks: ["hook"]).store
+        for user in ["a", "b"] {
+            _ = try await store.storeReport(
+                PermissionReport(location: .whileInUse, observedAt: start), for: Fixtures.userID(user),
+                receivedAt: start)
+        }
+        _ = try await store.fireDue(now: start.addingTimeInterval(60))
+        let claimed = await store.claimEvents(for: "hook", limit: 10)
+        #expect(claimed.count == 2)
+        let stopping = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            #expect(Task.isCancelled)
+            for event in claimed { await store.release(event.id, sink: "hook") }
+        }
+        await stopping.value
+        let again = await store.claimEvents(for: "hook", limit: 10)
+        #expect(Set(again.map(\.id)) == Set(claimed.map(\.id)))
+        await store.close()
+    }
+
     /// A batch claim follows the same rule in one pass: x's withdraw is not handed out beside
     /// x's reminder, the limit holds, and what the first batch took is not taken again.
     @Test(arguments: StoreBackend.allCases)
