@@ -12,7 +12,8 @@ import ServiceLifecycle
 
 /// One listener of the API: it binds a Unix socket or a TCP address, or adopts a listening
 /// socket systemd passed in (`LISTEN_FDS`), and serves its connections with the same
-/// pipeline (``GuardedHTTP1Channel``) and router (``APIRoutes``) either way.
+/// pipeline (``GuardedHTTP1Channel``) and responder (``APIResponder``, the router of
+/// ``APIRoutes``) either way.
 ///
 /// At a graceful shutdown it stops accepting and asks every connection to finish (idle ones
 /// close at once, busy ones after their answer), and returns once all have.
@@ -41,21 +42,20 @@ struct Listener: Service {
     }
 
     let endpoint: Endpoint
-    let routes: APIRoutes
-    /// Who may do what on this listener, for the router and the report fast path alike.
-    let access: AccessPolicy
+    let responder: APIResponder
     /// HTTPS on a TCP listener when `listen.tls` is configured.
     let certificates: ServerCertificates?
     let logger: Logger
     let onRunning: @Sendable () -> Void
 
     func run() async throws {
-        let responder = routes.router(access: access).buildResponder()
+        let responder = self.responder
         let logger = self.logger
         let connectionCap = HTTPLimits.connectionCap(logger: logger)
-        let reports = routes.reports
-        let access = self.access
-        let wallClock = routes.runtime.wallClock
+        let reports = responder.reports
+        // The router's access policy, for the report fast path.
+        let access = responder.access
+        let wallClock = responder.runtime.wallClock
         let channel = GuardedHTTP1Channel(
             responder: { peer in
                 { request, writer, channel in

@@ -53,7 +53,7 @@ enum Listeners {
         let access: AccessPolicy =
             endpoint.isUnix ? .unixSocket(daemonUID: getuid(), socketGID: getgid()) : .bearer(runtime.tokens)
         return Listener(
-            endpoint: endpoint, routes: APIRoutes(runtime: runtime), access: access,
+            endpoint: endpoint, responder: APIResponder(runtime: runtime, access: access),
             certificates: endpoint.isUnix ? nil : tlsCertificates(runtime), logger: Logger(label: "remindd.http"),
             onRunning: { readiness.listenerRunning(endpoint.description) })
     }

@@ -20,7 +20,7 @@ import Testing
 
 /// One in-process remindd API for one test: a temp directory of its own (the store's `flock`
 /// is per state directory), a `FileStateStore` in `state/`, a `DaemonRuntime` whose wall clock is a
-/// `ManualClock`, and the real router (`APIRoutes`) with `.open` access, driven through
+/// `ManualClock`, and the real `APIResponder` (the router of `APIRoutes`) with `.open` access, driven through
 /// HummingbirdTesting's router client. Reloads read `remindd.json` in the temp directory with
 /// the daemon's own loader, so a test changes the configuration by writing that file.
 struct APIHarness: Sendable {
@@ -120,7 +120,7 @@ func withAPI<T: Sendable>(
                     defaults: defaults)
             })
         let harness = APIHarness(root: root, clock: clock, store: store, runtime: runtime)
-        let app = Application(router: APIRoutes(runtime: runtime).router(access: access), logger: logger)
+        let app = Application(responder: APIResponder(runtime: runtime, access: access), logger: logger)
         result = .success(try await app.test(.router) { client in try await body(harness, client) })
     } catch {
         result = .failure(error)
