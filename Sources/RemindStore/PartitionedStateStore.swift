@@ -2,19 +2,6 @@ import Foundation
 import RemindCore
 import Synchronization
 
-/// What a store offers to be a part of a `PartitionedStore`, beyond the `StateStore` contract:
-/// what the router merges across parts without reading every record.
-///
-/// Implementation requirements: `userIDs` pages the IDs as `users(after:limit:)` pages the
-/// records (byte order, the same users); `outcomeSources` gives the closed episodes' statistics
-/// and every open episode as `stats` would count them.
-public protocol PartitionableStore: StateStore {
-    /// Up to `limit` user IDs following `after`, in ascending byte order.
-    func userIDs(after: UserID?, limit: Int) async -> [UserID]
-    /// What `stats` counts: the closed episodes and the open ones.
-    func outcomeSources() async -> (closed: OutcomeStatistics, open: [OpenEpisode])
-}
-
 /// The files backend divided into parts (`storage.parts`, docs/operations.md): each part a
 /// whole `FileStateStore` in `part-<i>-of-<n>/` of the state directory.
 public typealias PartitionedStateStore = PartitionedStore<FileStateStore>
@@ -39,7 +26,7 @@ public final class PartitionedStore<Part: PartitionableStore>: StateStore {
     /// directory, which holds what belongs to no part: the allocation, the migration marker).
     public let directory: String?
     /// Gives up what holds the whole besides its parts (the top directory's lock), after them.
-    private let release: @Sendable () -> Void
+    let releaseWhole: @Sendable () -> Void
     /// Which part each claimed event came from, until it is completed or released.
     private let claims = Mutex<[Claim: Int]>([:])
     /// The part the next claim starts with, so no part's events wait behind another's.
@@ -67,7 +54,7 @@ public final class PartitionedStore<Part: PartitionableStore>: StateStore {
         self.outboxSignals = signals.outbox
         self.repeatAnswering = repeatAnswering
         self.directory = directory
-        self.release = release
+        self.releaseWhole = release
     }
 
     func part(of userID: UserID) -> Part { parts[PartLayout.index(of: userID, parts: parts.count)] }
@@ -218,7 +205,7 @@ public final class PartitionedStore<Part: PartitionableStore>: StateStore {
 
     public func close() async {
         _ = await onEveryPart { await $1.close() }
-        release()
+        releaseWhole()
     }
 
     // MARK: Dead letters: the event's user's part
@@ -287,82 +274,5 @@ public final class PartitionedStore<Part: PartitionableStore>: StateStore {
 
     public func pendingEvents(for sink: String) async -> Int {
         await onEveryPart { await $1.pendingEvents(for: sink) }.reduce(0, +)
-    }
-}
-
-extension PartitionedStore where Part == FileStateStore {
-    public struct Options: Sendable {
-        public var directory: String
-        public var parts: Int
-        /// Each part's options but its directory (set per part).
-        public var part: FileStateStore.Options
-
-        public init(directory: String, parts: Int, part: FileStateStore.Options) {
-            self.directory = directory
-            self.parts = parts
-            self.part = part
-        }
-    }
-
-    /// Opens (creating if needed) every part of a divided state directory, each on a thread of
-    /// its own: a part's recovery reads its snapshot and replays its log, and the parts' starts
-    /// are independent. One daemon per state directory: the top's lock, besides each part's.
-    public convenience init(
-        options: Options, policy: ReminderPolicy, now: Date, notice: @escaping @Sendable (StoreNotice) -> Void
-    ) throws(StoreError) {
-        precondition(options.parts > 1, "one part is a FileStateStore")
-        try FileIO.makeDirectories(options.directory)
-        let lock = try StateLock(directory: options.directory)
-        do {
-            try PartLayout.check(options.directory, parts: options.parts)
-        } catch {
-            lock.release()
-            throw error
-        }
-        let signals = StoreSignals(sinks: options.part.sinks)
-        let opened = Mutex([Result<FileStateStore, StoreError>?](repeating: nil, count: options.parts))
-        DispatchQueue.concurrentPerform(iterations: options.parts) { index in
-            var part = options.part
-            part.directory = options.directory + "/" + PartLayout.name(index, of: options.parts)
-            part.signals = signals
-            let result = Result { () throws(StoreError) in
-                try FileStateStore(options: part, policy: policy, now: now, notice: notice)
-            }
-            opened.withLock { $0[index] = result }
-        }
-        let results = opened.withLock { $0.map { $0! } }
-        let parts = results.compactMap { try? $0.get() }
-        for case .failure(let error) in results {
-            // Every part that did open gives its directory up again, whichever failed.
-            for part in parts { part.abandon() }
-            lock.release()
-            throw error
-        }
-        self.init(
-            parts: parts, daemonStartedAt: now, signals: signals,
-            repeatAnswering: PartitionedRepeatRows(parts: parts.map(\.repeats)), directory: options.directory,
-            release: { lock.release() })
-    }
-
-    /// What the parts' recoveries found, added up.
-    public var summary: OpenSummary {
-        parts.map(\.summary).reduce(OpenSummary(users: 0, fromSnapshot: true, replayedEntries: 0, pendingEvents: 0)) {
-            OpenSummary(
-                users: $0.users + $1.users, fromSnapshot: $0.fromSnapshot && $1.fromSnapshot,
-                replayedEntries: $0.replayedEntries + $1.replayedEntries,
-                pendingEvents: $0.pendingEvents + $1.pendingEvents)
-        }
-    }
-
-    /// The top directory (a divided state directory always has one).
-    var topDirectory: String { directory! }
-
-    /// The path of a user's file, for tests and support.
-    public func userFilePath(_ userID: UserID) -> String { part(of: userID).userFilePath(userID) }
-
-    /// Gives every part up without a checkpoint (`FileStateStore.abandon`).
-    public func abandon() {
-        for part in parts { part.abandon() }
-        release()
     }
 }
