@@ -14,6 +14,12 @@ import Testing
 /// changed.
 @Suite(.ownThread, .serialized)
 struct MigrateEndToEndTests {
+    /// The files of a state directory and their sizes, without its lock files (the top's and
+    /// each part's): a lock holds its holder's PID, whose number of digits varies as PIDs wrap.
+    static func stateFiles(_ directory: String) -> [String: Int] {
+        APIHarness.files(under: directory).filter { $0.key != "lock" && !$0.key.hasSuffix("/lock") }
+    }
+
     /// A daemon (not started) whose configuration file names its state directory and storage,
     /// so that `remindd migrate` reads the same file. Reminders come an hour after a report;
     /// besides the file sink, `broken` dead-letters every event at once and `slow` fails once
@@ -146,10 +152,10 @@ struct MigrateEndToEndTests {
     /// Migrates `source` (stopped) into `target` and expects the target's daemon to answer as
     /// the source's; leaves both stopped.
     func expectMigrated(_ source: DaemonProcess, into target: DaemonProcess) async throws {
-        let sourceFiles = APIHarness.files(under: source.stateDirectory).filter { $0.key != "lock" }
+        let sourceFiles = Self.stateFiles(source.stateDirectory)
         let result = try Self.migrate(source, target)
         // The source is only read.
-        #expect(APIHarness.files(under: source.stateDirectory).filter { $0.key != "lock" } == sourceFiles)
+        #expect(Self.stateFiles(source.stateDirectory) == sourceFiles)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("migrated"))
         // Nothing but the summary: standard error is not a terminal here.
@@ -265,15 +271,15 @@ struct MigrateEndToEndTests {
         try target.report("u-2", #"{"location":"whileInUse"}"#)
         target.stop()
         // Every file but the lock, whose holder's pid the migration wrote while it held it.
-        let files = { APIHarness.files(under: target.stateDirectory).filter { $0.key != "lock" } }
+        let files = { Self.stateFiles(target.stateDirectory) }
         let before = files()
-        let sourceBefore = APIHarness.files(under: source.stateDirectory).filter { $0.key != "lock" }
+        let sourceBefore = Self.stateFiles(source.stateDirectory)
         let full = try Self.migrate(source, target)
         #expect(full.status == 78)
         #expect(full.standardError.contains("not empty"))
         #expect(full.standardError.contains("1 users"))
         #expect(files() == before)
-        #expect(APIHarness.files(under: source.stateDirectory).filter { $0.key != "lock" } == sourceBefore)
+        #expect(Self.stateFiles(source.stateDirectory) == sourceBefore)
 
         let same = try Self.migrate(source, source)
         #expect(same.status == 78)
