@@ -7,9 +7,8 @@ import RemindCore
 /// A request passes, in order: ``ProblemMiddleware`` (every error becomes problem+json), the
 /// console's routes (no credentials), ``CallerAuthenticator`` (the caller into the context; 401
 /// on TCP without a valid token, whatever the route), ``EmptySegmentMiddleware``, then the
-/// route's scope group
-/// (``ScopedRoutes``) and its handler. A known path asked with a method it does not take is a
-/// 405 naming the methods it does (``RouteTable``); an unknown path a 404.
+/// route's scope group (``ScopedRoutes``) and its handler. A known path asked with a method it
+/// does not take is a 405 naming the methods it does (``RouteTable``); an unknown path a 404.
 ///
 /// Adding an endpoint is a line in its collection's `register` plus its handler.
 public struct APIRoutes: Sendable {

@@ -33,6 +33,18 @@ extension DaemonRuntime {
             .addingTimeInterval(TimeInterval(seconds))
     }
 
+    /// The first recompute, run once for both that need it: `READY=1` waits for it (what was
+    /// learned is in force from the start) and it is the learning service's first turn.
+    func relearnAtStart() async {
+        let task = firstLearning.withLock { task in
+            if let task { return task }
+            let made = Task { await self.relearn() }
+            task = made
+            return made
+        }
+        await task.value
+    }
+
     /// Recomputes what is due and installs it when it changed.
     func relearn() async {
         let configuration = self.configuration

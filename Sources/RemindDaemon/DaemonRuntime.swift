@@ -47,6 +47,8 @@ public final class DaemonRuntime: Sendable {
     /// What the daemon learned (`DaemonRuntime+Learning.swift`), applied on top of the
     /// configuration's policy.
     let learned = Mutex(Learned())
+    /// The first recompute, shared by whoever needs it first (`relearnAtStart`).
+    let firstLearning = Mutex<Task<Void, Never>?>(nil)
     private let counters = Mutex(Counters())
 
     struct Counters {

@@ -13,6 +13,7 @@ struct LearningService<C: Clock>: Service where C.Duration == Duration {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             var next = Date.distantPast
+            var first = true
             while !Task.isCancelled {
                 // Nothing to learn from before the store is ready (PostgreSQL may be down at
                 // start). Looked at each turn: a wait on the latch would not end at shutdown.
@@ -20,7 +21,12 @@ struct LearningService<C: Clock>: Service where C.Duration == Duration {
                 if runtime.storeReady.isOpen {
                     let now = runtime.wallClock()
                     if now >= next {
-                        await runtime.relearn()
+                        if first {
+                            await runtime.relearnAtStart()
+                            first = false
+                        } else {
+                            await runtime.relearn()
+                        }
                         next = runtime.nextRelearnAt(after: now)
                     }
                     wait = min(maximumSleep, .seconds(max(0.001, next.timeIntervalSince(runtime.wallClock()))))

@@ -160,7 +160,7 @@ enum Listeners {
 
 /// Counts listeners up and sends `READY=1` with a status line when the last one serves. The
 /// state is loaded before any listener starts, so READY also means `/v1/status` counts every
-/// user, and the learned allocation is in force (`relearn`).
+/// user, and the learned allocation is in force (`relearnAtStart`).
 final class Readiness: Sendable {
     private let remaining: Mutex<Int>
     private let runtime: DaemonRuntime
@@ -181,7 +181,7 @@ final class Readiness: Sendable {
             await runtime.storeReady.wait()
             // What was learned is in force from the start: the allocation stored before a
             // restart (or computed now, when its slot has passed) and the population's hour.
-            await runtime.relearn()
+            await runtime.relearnAtStart()
             let statistics = await runtime.store.statistics()
             let status = "\(statistics.users) users, \(statistics.pendingReminders) reminders pending"
             let result = runtime.notifier.ready(status: status)

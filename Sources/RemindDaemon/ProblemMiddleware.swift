@@ -39,12 +39,9 @@ struct ProblemMiddleware: RouterMiddleware {
             return HTTPResponses.answer(.storeFailure(error))
         case let error as any HTTPResponseError where error.status == .notFound:
             return HTTPResponses.notFound("no route for \(request.method) \(request.uri.path)")
-        case let error as HTTPError:
-            return HTTPResponses.problem(
-                Int(error.status.code), error.status.reasonPhrase, error.body ?? error.status.reasonPhrase)
         case let error as any HTTPResponseError:
-            return HTTPResponses.problem(
-                Int(error.status.code), error.status.reasonPhrase, error.status.reasonPhrase)
+            let reason = error.status.reasonPhrase
+            return HTTPResponses.problem(Int(error.status.code), reason, (error as? HTTPError)?.body ?? reason)
         default:
             logger.error("request failed: \(error)")
             return HTTPResponses.problem(500, "Internal error", "the request failed; the daemon's log says why")
