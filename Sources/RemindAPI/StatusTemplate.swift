@@ -5,8 +5,9 @@ import RemindCore
 /// permissions' `observedAt`, `reportCount` and `lastReportAt`. A repeat is answered by
 /// splicing those into the bytes, without the record or a JSON writer.
 ///
-/// `render` with the status's own values gives exactly `UserStatus.jsonBytes`.
-public struct StatusTemplate: StatusTemplating {
+/// `render` with the status's own values gives exactly `UserStatus.jsonBytes`; it runs under
+/// a lock on the daemon's repeat path, so it allocates nothing but the answer.
+public struct StatusTemplate: Sendable {
     /// The status it was made from, encoded.
     public let bytes: [UInt8]
     /// The status's newest observation time.
@@ -70,17 +71,5 @@ public struct StatusTemplate: StatusTemplating {
             !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) && $0 != UInt8(ascii: "-")
         }!
         return begin..<end
-    }
-}
-
-/// The API's `StatusRendering`: a record's `UserStatus` as a `StatusTemplate`, what the files
-/// backend keeps for each user to answer their repeats.
-public struct UserStatusRendering: StatusRendering {
-    public init() {}
-
-    public func template(
-        for record: UserRecord, policy: ReminderPolicy, daemonStartedAt: Date
-    ) -> (any StatusTemplating)? {
-        UserStatus(record: record, policy: policy, daemonStartedAt: daemonStartedAt).map(StatusTemplate.init)
     }
 }

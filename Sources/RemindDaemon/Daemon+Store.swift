@@ -12,11 +12,13 @@ import ServiceLifecycle
 import Systemd
 
 extension Daemon {
-    /// The configured store, the service that owns its lifetime, and what `READY=1` waits for.
+    /// The configured store, the service that owns its lifetime, what `READY=1` waits for, and
+    /// the answers to repeats when this process alone writes the store.
     struct OpenedStore {
         var store: any StateStore
         var service: any Service
         var ready: AsyncLatch
+        var repeats: RepeatCache?
     }
 
     static func openStore<C: Clock>(
@@ -30,7 +32,7 @@ extension Daemon {
             let store: any StateStore
             let summary: OpenSummary
             let options = FileStateStore.Options(
-                directory: configuration.stateDirectory, sinks: sinkNames, io: io, rendering: UserStatusRendering())
+                directory: configuration.stateDirectory, sinks: sinkNames, io: io)
             let notice: @Sendable (StoreNotice) -> Void = { logStoreNotice($0, logger: logger) }
             let parts = configuration.storage.parts
             if let marker = MigrationMarkerFile.unfinished(in: configuration.stateDirectory) {
@@ -54,13 +56,15 @@ extension Daemon {
             logger.notice(
                 "state loaded from \(configuration.stateDirectory)\(parts > 1 ? " in \(parts) parts" : ""): \(summary.users) users (\(summary.fromSnapshot ? "snapshot" : "full scan") + \(summary.replayedEntries) log entries), \(summary.pendingEvents) events pending",
                 metadata: [MessageID.metadataKey: MessageID.started.metadataValue])
+            let repeats = RepeatCache(over: store)
             let service = StoreService(
                 store: store, clock: clock, logger: logger, checkpointInterval: tuning.checkpointInterval,
                 snapshotInterval: tuning.snapshotInterval,
+                beforeCheckpoint: { try await repeats?.flush(into: store) },
                 closing: {
                     _ = notifier.notify(.status("writing the user files before stopping"), .extendTimeout(.seconds(30)))
                 })
-            return OpenedStore(store: store, service: service, ready: AsyncLatch(open: true))
+            return OpenedStore(store: store, service: service, ready: AsyncLatch(open: true), repeats: repeats)
         case .postgres:
             let url: DatabaseURL
             do {

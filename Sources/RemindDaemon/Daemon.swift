@@ -54,12 +54,14 @@ public enum Daemon {
             throw error
         }
         let store = opened.store
+        let repeats = opened.repeats
 
         let handles: [DaemonRuntime.SinkHandle]
         var pushClients: [HTTPClient] = []
         do {
             handles = try makeSinks(
-                configuration.sinks, logger: logger, metrics: metrics, io: io, directory: store, wallClock: wallClock,
+                configuration.sinks, logger: logger, metrics: metrics, io: io,
+                directory: RepeatCachingDirectory(store: store, repeats: repeats), wallClock: wallClock,
                 clients: &pushClients)
         } catch {
             for client in pushClients { try? client.syncShutdown() }
@@ -68,7 +70,7 @@ public enum Daemon {
         }
         let runtime = DaemonRuntime(
             configuration: configuration, store: store, sinks: handles, logger: logger, notifier: notifier,
-            metrics: metrics, wallClock: wallClock, storeReady: opened.ready, reread: reread)
+            metrics: metrics, wallClock: wallClock, storeReady: opened.ready, repeats: repeats, reread: reread)
 
         var services: [any Service] = [
             // First, so the last to stop: the store's final checkpoint still runs on it.

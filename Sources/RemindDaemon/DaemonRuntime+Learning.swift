@@ -86,7 +86,7 @@ extension DaemonRuntime {
             allocationReport(learned.allocation, configuration).groups.map { ($0.name, $0.weight) })
         guard learned != before else { return }
         self.learned.withLock { $0 = learned }
-        await store.setPolicy(ReminderPolicy(configuration: policy(for: configuration)))
+        await applyPolicy()
         if let allocation = learned.allocation, allocation != before.allocation {
             let weights = allocation.groups.map { "\($0.name)=\(String(format: "%.3f", $0.weight))" }
             logger.notice(

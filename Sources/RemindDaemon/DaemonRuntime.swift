@@ -27,6 +27,8 @@ public final class DaemonRuntime: Sendable {
     /// time, so it is held as an existential here rather than threaded through every route
     /// and service as a generic parameter.
     public let store: any StateStore
+    /// The answers to repeated reports, over a store this process alone writes (nil otherwise).
+    let repeats: RepeatCache?
     public let startedAt: Date
     public let sinks: [SinkHandle]
     public let logger: Logger
@@ -59,11 +61,13 @@ public final class DaemonRuntime: Sendable {
         configuration: DaemonConfiguration, store: any StateStore, sinks: [SinkHandle], logger: Logger,
         notifier: SystemdNotifier = SystemdNotifier(), metrics: DaemonMetrics = DaemonMetrics(),
         wallClock: @escaping @Sendable () -> Date, storeReady: AsyncLatch = AsyncLatch(open: true),
+        repeats: RepeatCache? = nil,
         reread: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) {
         self.storeReady = storeReady
         self.current = Mutex(configuration)
         self.store = store
+        self.repeats = repeats ?? RepeatCache(over: store)
         self.startedAt = store.daemonStartedAt
         self.sinks = sinks
         self.logger = logger
@@ -74,6 +78,9 @@ public final class DaemonRuntime: Sendable {
     }
 
     public var configuration: DaemonConfiguration { current.withLock { $0 } }
+
+    /// Where reports that are not repeats are stored.
+    var reportStorage: ReportStorage { ReportStorage(store: store, repeats: repeats) }
 
     func count(_ body: (inout Counters) -> Void) {
         counters.withLock { body(&$0) }
@@ -126,7 +133,7 @@ public final class DaemonRuntime: Sendable {
         fresh.storage = previous.storage
         fresh.sinks = previous.sinks
         current.withLock { [fresh] in $0 = fresh }
-        await store.setPolicy(ReminderPolicy(configuration: policy(for: fresh)))
+        await applyPolicy()
         // New groups or settings: the allocation is brought in line now, not at the next slot.
         await relearn()
         logger.notice(
@@ -136,6 +143,43 @@ public final class DaemonRuntime: Sendable {
                 Self.actorKey: .string(actor), Self.routeKey: .string(route),
             ])
         return fresh
+    }
+
+    /// Hands the policy of the configuration and what was learned to the store; the answers
+    /// to repeats made under the old one go.
+    func applyPolicy() async {
+        await store.setPolicy(ReminderPolicy(configuration: policy(for: configuration)))
+        repeats?.invalidateAll()
+    }
+
+    /// The user's record with every report answered so far in (the repeats answered from
+    /// memory are handed to the store first); nil for an unknown user.
+    func record(_ userID: UserID) async throws -> UserRecord? {
+        try await repeats?.flush(userID, into: store)
+        return try await store.record(userID)
+    }
+
+    /// Forgets a user now (`UserStore.forget`); nil for an unknown user. No repeat of theirs
+    /// is answered from memory meanwhile, or after.
+    func forget(_ userID: UserID) async throws -> ForgetOutcome? {
+        let taken = repeats?.begin(userID)
+        let outcome: ForgetOutcome?
+        do {
+            outcome = try await store.forget(userID, at: wallClock())
+        } catch {
+            repeats?.fail(userID, restoring: taken)
+            throw error
+        }
+        // The repeats answered from memory went with the record.
+        repeats?.invalidate(CollectionOfOne(userID))
+        repeats?.endWithoutStatus(userID)
+        return outcome
+    }
+
+    /// A page of users (`UserStore.users(after:limit:)`) with every report answered so far in.
+    func users(after: UserID?, limit: Int) async throws -> [UserRecord] {
+        try await repeats?.flush(into: store)
+        return try await store.users(after: after, limit: limit)
     }
 
     /// Records a store error a request ran into: the last error in `/v1/status`, and a log line

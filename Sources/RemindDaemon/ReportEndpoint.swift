@@ -8,7 +8,7 @@ import RemindStore
 ///
 /// It is two steps so that the fast path can take the first on the event loop: ``decide``
 /// needs no store (the body is decoded, and a report that only repeats the user's state is
-/// answered from the repeat rows), ``store`` stores a change. A store error is answered
+/// answered from the ``RepeatCache``), ``store`` stores a change. A store error is answered
 /// (`503` with `Retry-After` when storage is unavailable for now), never retried behind the
 /// client's back: a failed write changed nothing, and the client decides whether to retry.
 struct ReportEndpoint: Sendable {
@@ -19,8 +19,8 @@ struct ReportEndpoint: Sendable {
         case store(PermissionReport)
     }
 
-    /// The store's repeat rows; nil when the backend keeps none (every report is stored).
-    let repeats: (any RepeatAnswering)?
+    /// The daemon's answers to repeats; nil over a shared store (every report is stored).
+    let repeats: RepeatCache?
     let metrics: DaemonMetrics
     /// Stores a change and returns the user's encoded status (`ReportRoutes.store`).
     let storeChange: @Sendable (PermissionReport, UserID, Date) async throws -> [UInt8]?
@@ -34,7 +34,7 @@ struct ReportEndpoint: Sendable {
         case .success(let valid): report = valid
         case .failure(let problem): return .answer(.problem(problem))
         }
-        if let status = repeats?.answerRepeat(report, of: userID, receivedAt: receivedAt) {
+        if let status = repeats?.answer(report, of: userID, receivedAt: receivedAt) {
             metrics.recordReport(changed: false)
             return .answer(.userStatus(status))
         }

@@ -26,7 +26,7 @@ struct ReportRoutes {
     init(runtime: DaemonRuntime) {
         self.runtime = runtime
         reports = ReportEndpoint(
-            repeats: runtime.store.repeatAnswering, metrics: runtime.metrics,
+            repeats: runtime.repeats, metrics: runtime.metrics,
             storeChange: { report, userID, receivedAt in
                 try await Self.store(report, for: userID, receivedAt: receivedAt, runtime: runtime)
             },
@@ -74,44 +74,35 @@ struct ReportRoutes {
 }
 
 extension ReportRoutes {
-    /// Stores a decoded report, counts and logs what it did, and returns the user's encoded
-    /// status (nil if the stored user has none): the store step of ``ReportEndpoint``. Throws
-    /// what the store throws (a failed write changes nothing).
+    /// Stores a decoded report (``ReportStorage``), counts and logs what it did, and returns
+    /// the user's encoded status (nil if the stored user has none): the store step of
+    /// ``ReportEndpoint``. Throws what the store throws (a failed write changes nothing).
     static func store(
         _ report: PermissionReport, for userID: UserID, receivedAt: Date, runtime: DaemonRuntime
     ) async throws -> [UInt8]? {
-        let stored = try await runtime.store.storeReport(report, for: userID, receivedAt: receivedAt)
-        return await answer(stored, userID: userID, runtime: runtime, policy: nil)
+        let stored = try await runtime.reportStorage.store(report, for: userID, receivedAt: receivedAt)
+        note(stored.outcome, userID: userID, runtime: runtime)
+        return stored.status
     }
 
-    /// Stores a batch of decoded reports (`storeReports`: one batch of the store, durable
-    /// before it returns) and gives each the answer a single report gets (``answer``). Throws
-    /// what the store throws when storage failed.
+    /// Stores a batch of decoded reports (``ReportStorage``: one batch of the store, durable
+    /// before it returns) and gives each the answer a single report gets. Throws what the store
+    /// throws when storage failed.
     static func storeBatch(
         _ reports: [(report: PermissionReport, userID: UserID)], receivedAt: Date, runtime: DaemonRuntime
     ) async throws -> [Result<[UInt8]?, any Error>] {
-        let stored = try await runtime.store.storeReports(reports, receivedAt: receivedAt)
-        let policy = await runtime.store.policy
-        var answers: [Result<[UInt8]?, any Error>] = []
-        answers.reserveCapacity(stored.count)
-        for (result, report) in zip(stored, reports) {
-            switch result {
-            case .success(let stored):
-                answers.append(.success(await answer(stored, userID: report.userID, runtime: runtime, policy: policy)))
-            case .failure(let error):
-                answers.append(.failure(error))
+        try await runtime.reportStorage.store(batch: reports, receivedAt: receivedAt).enumerated().map {
+            index, result in
+            result.map { stored in
+                note(stored.outcome, userID: reports[index].userID, runtime: runtime)
+                return stored.status
             }
         }
-        return answers
     }
 
-    /// What follows a stored report, alone or in a batch: the metrics, a journal line per
-    /// episode transition, and the user's encoded status (the one the store rendered, else
-    /// encoded with `policy`, fetched when nil).
-    static func answer(
-        _ stored: StoredReport, userID: UserID, runtime: DaemonRuntime, policy: ReminderPolicy?
-    ) async -> [UInt8]? {
-        let outcome = stored.outcome
+    /// What follows a stored report, alone or in a batch: the metrics and a journal line per
+    /// episode transition.
+    private static func note(_ outcome: ReportOutcome, userID: UserID, runtime: DaemonRuntime) {
         runtime.metrics.recordReport(changed: outcome.changed)
         let opened = outcome.transitions.contains { if case .opened = $0 { true } else { false } }
         if opened || !outcome.outcomes.isEmpty {
@@ -119,12 +110,6 @@ extension ReportRoutes {
             runtime.metrics.recordEpisodes(opened: group.map { [$0] } ?? [], closed: outcome.outcomes)
         }
         log(outcome.transitions, userID: userID, logger: runtime.logger)
-        if let rendered = stored.renderedStatus { return rendered }
-        var policy = policy
-        if policy == nil { policy = await runtime.store.policy }
-        guard let policy else { return nil }
-        return UserStatus(record: outcome.record, policy: policy, daemonStartedAt: runtime.store.daemonStartedAt)?
-            .jsonBytes
     }
 
     private static func log(_ transitions: [EpisodeTransition], userID: UserID, logger: Logger) {

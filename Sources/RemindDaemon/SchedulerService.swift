@@ -58,7 +58,10 @@ public struct SchedulerService<C: Clock>: Service where C.Duration == Duration {
             }
             let now = runtime.wallClock()
             do {
-                let fired = try await store.fireDue(now: now, limit: batchSize)
+                // The statuses answered for the fired users' repeats are the old records': they
+                // go before the new ones are stored, so no repeat is answered from them after.
+                let repeats = runtime.repeats
+                let fired = try await store.fireDue(now: now, limit: batchSize) { repeats?.invalidate($0) }
                 failures = 0
                 if fired.users > 0 {
                     report(fired)

@@ -11,14 +11,19 @@ public struct StoreService<C: Clock>: Service where C.Duration == Duration {
     let logger: Logger
     let checkpointInterval: Duration
     let snapshotInterval: Duration
+    /// Runs before each checkpoint and the final one: the repeats the daemon answered from
+    /// memory are handed to the store (`RepeatCache.flush`), for the checkpoint to log.
+    let beforeCheckpoint: @Sendable () async throws -> Void
     /// Called when the final checkpoint starts and every 10 s while it runs: the daemon asks
     /// systemd for more time to stop (`EXTEND_TIMEOUT_USEC`).
     let closing: @Sendable () -> Void
 
     public init(
         store: any StateStore, clock: C, logger: Logger, checkpointInterval: Duration = .seconds(2),
-        snapshotInterval: Duration = .seconds(60), closing: @escaping @Sendable () -> Void = {}
+        snapshotInterval: Duration = .seconds(60), beforeCheckpoint: @escaping @Sendable () async throws -> Void = {},
+        closing: @escaping @Sendable () -> Void = {}
     ) {
+        self.beforeCheckpoint = beforeCheckpoint
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -39,6 +44,7 @@ public struct StoreService<C: Clock>: Service where C.Duration == Duration {
                 sinceSnapshot += checkpointInterval
                 let snapshot = sinceSnapshot >= snapshotInterval
                 do {
+                    try await beforeCheckpoint()
                     try await store.checkpoint(snapshot: snapshot)
                     if snapshot { sinceSnapshot = .zero }
                 } catch {
@@ -55,6 +61,11 @@ public struct StoreService<C: Clock>: Service where C.Duration == Duration {
         extend()
         let extending = Task {
             while (try? await sleeper.sleep(for: .seconds(10))) != nil, !Task.isCancelled { extend() }
+        }
+        do {
+            try await beforeCheckpoint()
+        } catch {
+            logger.error("repeats not handed to the store before it closes: \(error)")
         }
         await store.close()
         extending.cancel()

@@ -25,7 +25,7 @@ extension UserRoutes {
         let limit =
             try QueryParameters.integer(request, "limit", range: 1...UserList.maximumLimit) ?? UserList.defaultLimit
         if Self.wantsStream(request) { return try await streamUsers(after: after) }
-        let records = try await runtime.store.users(after: after, limit: limit)
+        let records = try await runtime.users(after: after, limit: limit)
         let statuses = await encodedStatuses(records)
         let next = records.count == limit ? records.last?.userID : nil
         return HTTPResponses.json(UserList(users: statuses, next: next).jsonBytes)
@@ -46,7 +46,7 @@ extension UserRoutes {
     /// chunk: the client sees an incomplete answer, never a short list that looks whole.
     private func streamUsers(after: UserID?) async throws -> Response {
         let store = runtime.store
-        let first = try await store.users(after: after, limit: Self.userStreamPage)
+        let first = try await runtime.users(after: after, limit: Self.userStreamPage)
         let responder = self
         let body = ResponseBody { writer in
             var page = first

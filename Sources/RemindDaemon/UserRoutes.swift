@@ -26,7 +26,7 @@ struct UserRoutes {
 
     @Sendable func getUser(_ request: Request, context: Context) async throws -> Response {
         let userID = try Self.userID(context)
-        guard let record = try await runtime.store.record(userID) else {
+        guard let record = try await runtime.record(userID) else {
             return HTTPResponses.notFound("no user \(userID)")
         }
         let policy = await runtime.store.policy
@@ -40,7 +40,7 @@ struct UserRoutes {
         let userID = try Self.userID(context)
         let actor = context.identity?.name ?? "unknown"
         let route = "DELETE /v1/users/{userID}"
-        guard let forgotten = try await runtime.store.forget(userID, at: runtime.wallClock()) else {
+        guard let forgotten = try await runtime.forget(userID) else {
             runtime.audit("forget refused: no such user", actor: actor, route: route, userID: userID.rawValue)
             return HTTPResponses.notFound("no user \(userID)")
         }
@@ -52,7 +52,7 @@ struct UserRoutes {
     @Sendable func getHistory(_ request: Request, context: Context) async throws -> Response {
         let userID = try Self.userID(context)
         let limit = try QueryParameters.integer(request, "limit", range: 1...1_000_000) ?? Int.max
-        guard let record = try await runtime.store.record(userID) else {
+        guard let record = try await runtime.record(userID) else {
             return HTTPResponses.notFound("no user \(userID)")
         }
         let history = UserHistory(
@@ -62,7 +62,7 @@ struct UserRoutes {
 
     @Sendable func getExplanation(_ request: Request, context: Context) async throws -> Response {
         let userID = try Self.userID(context)
-        guard let record = try await runtime.store.record(userID) else {
+        guard let record = try await runtime.record(userID) else {
             return HTTPResponses.notFound("no user \(userID)")
         }
         let policy = await runtime.store.policy

@@ -41,22 +41,7 @@ extension FileStateStore {
                 self.recordOutcomes(closed)
             }
             if lines.isEmpty { install() } else { try await logged(lines, then: install) }
-            // A user's status is rendered for their repeat row once, after their last change;
-            // the statuses between are rendered by the caller.
-            var last: [UserID: Int] = [:]
-            for (index, change) in changes.enumerated() { last[change.userID] = index }
-            var results: [Result<StoredReport, any Error>] = []
-            results.reserveCapacity(outcomes.count)
-            for (index, outcome) in outcomes.enumerated() {
-                guard last[outcome.record.userID] == index else {
-                    results.append(.success(StoredReport(outcome: outcome)))
-                    continue
-                }
-                let status = repeats.refresh(
-                    outcome.record, rendering: rendering, policy: policy, daemonStartedAt: daemonStartedAt)
-                results.append(.success(StoredReport(outcome: outcome, renderedStatus: status)))
-            }
-            return results
+            return outcomes.map { .success(StoredReport(outcome: $0)) }
         }
     }
 

@@ -42,9 +42,9 @@ extension FileStateStore {
             // Outcomes recorded meanwhile were appended to the queue's end: they stay.
             pendingOutcomes.removeFirst(outcomes.count)
         }
-        // Repeats answered since the last checkpoint become durable in one small entry; a
+        // Repeats noted since the last checkpoint become durable in one small entry; a
         // snapshot logs every pending repeat again below instead.
-        if segment == nil { try await logRepeats(repeats.takeUnlogged()) }
+        if segment == nil { try await logRepeats(pendingRepeats.takeUnlogged()) }
         try await foldPending(limit: foldLimit, fireLimit: fireFoldLimit)
         let batch = cache.pending
         let files = self.files
@@ -60,7 +60,7 @@ extension FileStateStore {
         guard let segment else { return }
         // The segments the snapshot lets go hold repeats and fired changes not yet in their
         // files: the segment it keeps gets them again.
-        try await logRepeats(repeats.takeAllPending())
+        try await logRepeats(pendingRepeats.takeAllPending())
         try await logFires(pendingFires.all)
         let contents = Snapshot(
             segment: segment, schedules: schedules.table.values,
@@ -83,14 +83,14 @@ extension FileStateStore {
     }
 
     /// Appends users' pending repeats to the log (`LogEntry.repeats`), a line per 1,024 users.
-    /// The caller took them from the repeat rows without suspending since, so no change of theirs can
-    /// be logged between: a user's change always comes after their repeats in the log.
+    /// The caller took them from `pendingRepeats` without suspending since, so no change of
+    /// theirs can be logged between: a user's change always comes after their repeats in the log.
     private func logRepeats(_ users: [LoggedRepeats]) async throws {
         guard !users.isEmpty else { return }
         do {
             try await wal.append(batch: LogEntry.lines(users, LogEntry.repeats))
         } catch {
-            repeats.markUnlogged(users.map(\.userID))
+            pendingRepeats.markUnlogged(users.map(\.userID))
             throw error
         }
     }

@@ -31,16 +31,16 @@ extension FileStateStore {
     func foldPending(limit: Int, fireLimit: Int) async throws {
         var unread: [UserID] = []
         var busy: [UserID] = []
-        var pendingUsers = repeats.takePendingUsers()
+        var pendingUsers = pendingRepeats.takePendingUsers()
         if pendingUsers.count > limit {
-            repeats.returnPending(Array(pendingUsers[limit...]))
+            pendingRepeats.returnPending(Array(pendingUsers[limit...]))
             pendingUsers.removeSubrange(limit...)
         }
         let fired = pendingFires.oldestUnapplied(limit: fireLimit)
         let repeating = Set(pendingUsers)
         pendingUsers += fired.lazy.filter { !repeating.contains($0) }
         for (index, userID) in pendingUsers.enumerated()
-        where repeats.hasPending(userID) || pendingFires.unapplied(userID) != nil {
+        where pendingRepeats.hasPending(userID) || pendingFires.unapplied(userID) != nil {
             if let cached = cache[userID] {
                 // Nothing can change the record while this runs without suspending.
                 if locks.isHeld(userID) { busy.append(userID) } else { _ = materialized(cached) }
@@ -49,7 +49,7 @@ extension FileStateStore {
             }
             if index % 1024 == 1023 { await Task.yield() }
         }
-        repeats.keepPending(busy)
+        pendingRepeats.keepPending(busy)
         pendingFires.returnUnfolded(busy)
         // The last checkpoint folds everything left, in chunks large enough that each is made
         // durable by one `syncfs` per round rather than a device flush per file.
@@ -63,7 +63,7 @@ extension FileStateStore {
                 if cache[userID] == nil, lockUser(userID) { owned.append(userID) } else { left.append(userID) }
             }
             // A record loaded meanwhile is folded when it was (`materialized`); a busy one later.
-            repeats.keepPending(left)
+            pendingRepeats.keepPending(left)
             pendingFires.returnUnfolded(left)
             try await foldUnread(owned, inParallel: closing)
         }
@@ -77,9 +77,9 @@ extension FileStateStore {
     private func foldUnread(_ userIDs: [UserID], inParallel: Bool) async throws {
         guard !userIDs.isEmpty else { return }
         defer { for userID in userIDs { unlockUser(userID) } }
-        let jobs = userIDs.compactMap { userID -> (UserID, PendingRepeats?, [FiredChange])? in
+        let jobs = userIDs.compactMap { userID -> (UserID, LoggedRepeats?, [FiredChange])? in
             let fires = pendingFires.unapplied(userID) ?? []
-            let pending = repeats.takePending(userID)
+            let pending = pendingRepeats.take(userID)
             return pending == nil && fires.isEmpty ? nil : (userID, pending, fires)
         }
         let files = self.files
@@ -113,7 +113,7 @@ extension FileStateStore {
         } catch {
             // Nothing was written: the repeats and fired changes wait for the next checkpoint.
             for (userID, pending, _) in jobs {
-                if let pending { repeats.restorePending(pending, of: userID) }
+                if let pending { pendingRepeats.restore(pending) }
             }
             pendingFires.returnUnfolded(jobs.map(\.0))
             throw error
@@ -126,7 +126,7 @@ extension FileStateStore {
             } else if let read {
                 // Missing or quarantined: the user, and their row, go.
                 _ = try? adopt(read, of: userID)
-                repeats.remove(userID)
+                pendingRepeats.remove(userID)
             }
         }
     }

@@ -3,12 +3,12 @@ import RemindCore
 
 extension FileStateStore {
     /// Runs `change` on the user's record (with their pending repeats folded in), logs the
-    /// outcome when it changed something, installs it and refreshes the user's repeat row.
+    /// outcome when it changed something and installs it.
     ///
     /// An outcome that changes nothing but `lastReportAt` and the counters is not logged: its
     /// reply does not wait for a disk write (docs/operations.md), and the file catches up at the
-    /// next checkpoint. A repeat of the user's state is answered before it gets here, from
-    /// memory (`RepeatRowShard`, through `repeatAnswering`).
+    /// next checkpoint. A repeat of the user's state is answered before it gets here, by the
+    /// daemon from memory, and handed over later (`noteRepeats`).
     public func update(
         _ userID: UserID, _ change: @escaping @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome
     ) async throws -> StoredReport {
@@ -27,9 +27,7 @@ extension FileStateStore {
             } else {
                 install(outcome.record)
             }
-            let status = repeats.refresh(
-                outcome.record, rendering: rendering, policy: policy, daemonStartedAt: daemonStartedAt)
-            return StoredReport(outcome: outcome, renderedStatus: status)
+            return StoredReport(outcome: outcome)
         }
     }
 
@@ -55,8 +53,15 @@ extension FileStateStore {
         }
     }
 
-    /// Answers repeats on any thread, without the actor (the HTTP layer's event loops).
-    public nonisolated var repeatAnswering: (any RepeatAnswering)? { repeats }
+    /// Takes repeats the daemon answered in memory; the next checkpoint logs them, and they
+    /// reach the files with the users' next change or a later checkpoint (`PendingRepeatFolds`).
+    /// Those of an unknown user are dropped.
+    public func noteRepeats(_ repeats: [LoggedRepeats]) {
+        for logged in repeats where schedules[logged.userID] != nil { pendingRepeats.note(logged) }
+    }
+
+    /// The files backend is this daemon's alone (the state directory's lock).
+    public nonisolated var isSoleWriter: Bool { true }
 
     /// The user's push address; reads the file of a user not in memory.
     public func pushAddress(for userID: UserID) async throws -> PushAddress? {

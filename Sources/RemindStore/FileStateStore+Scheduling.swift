@@ -40,7 +40,7 @@ extension FileStateStore {
         var records: [UserRecord] = []
         var rows: [(change: FiredChange, schedule: UserSchedule)] = []
         do {
-            let unread = owned.filter { cache[$0] == nil && schedules[$0] != nil && repeats.hasPending($0) }
+            let unread = owned.filter { cache[$0] == nil && schedules[$0] != nil && pendingRepeats.hasPending($0) }
             let reads = try await files.read(unread, on: io)
             for (userID, read) in zip(unread, reads) { _ = try adopt(read, of: userID) }
             // The record with its repeats folded in when in memory, else the schedule row.
@@ -73,9 +73,6 @@ extension FileStateStore {
                 for record in records { install(record) }
                 for (change, schedule) in rows {
                     pendingFires.add(change)
-                    // The answer cached for repeats showed the old counts (the user had no
-                    // repeats pending, or would have been fired as a record).
-                    repeats.remove(change.userID)
                     if schedules.set(schedule) { scheduleChanged.signal() }
                 }
                 enqueue(events)
@@ -113,8 +110,6 @@ extension FileStateStore {
     /// Applies a new configuration: every due time is recomputed.
     public func setPolicy(_ policy: ReminderPolicy) {
         schedules.setPolicy(policy)
-        // Episodes are reconciled with the new policy at each user's next full report.
-        repeats.invalidateAll()
         scheduleChanged.signal()
     }
 }

@@ -29,19 +29,14 @@ public actor FileStateStore: PartitionableStore {
         public var cachedRecords: Int
         /// Where blocking file I/O runs (cold reads, checkpoints), off the cooperative pool.
         public var io: NIOThreadPool
-        /// How a user's status is rendered for the repeat rows: without it no repeat is
-        /// answered from memory and every report takes the full path.
-        public var rendering: (any StatusRendering)?
         /// The signals this store raises, given when several stores are parts of one
         /// (`PartitionedStateStore`): its one scheduler and dispatchers wait on them.
         var signals: Signals
 
         public init(
-            directory: String, sinks: [String], cachedRecords: Int = 10_000, io: NIOThreadPool = .singleton,
-            rendering: (any StatusRendering)? = nil
+            directory: String, sinks: [String], cachedRecords: Int = 10_000, io: NIOThreadPool = .singleton
         ) {
             self.directory = directory
-            self.rendering = rendering
             self.sinks = sinks
             self.cachedRecords = cachedRecords
             self.io = io
@@ -58,10 +53,7 @@ public actor FileStateStore: PartitionableStore {
     nonisolated let outboxSignals: [String: AsyncSignal]
     nonisolated let files: UserFiles
     nonisolated let io: NIOThreadPool
-    nonisolated let rendering: (any StatusRendering)?
     nonisolated let outcomeLog: OutcomeLog
-    /// Repeated reports answered from memory, on any thread.
-    nonisolated let repeats = RepeatRows()
     let lock: StateLock
     let wal: WriteAheadLog
     let notice: @Sendable (StoreNotice) -> Void
@@ -70,6 +62,8 @@ public actor FileStateStore: PartitionableStore {
     var cache: RecordCache
     /// Fired changes durable in the log, not yet in their users' files.
     var pendingFires = PendingFires()
+    /// Repeats the daemon answered and handed over, not yet in their users' files.
+    var pendingRepeats = PendingRepeatFolds()
     var locks = UserLocks()
     /// The IDs in byte order while users are enumerated.
     var userIndex = UserIndex()
@@ -103,7 +97,6 @@ public actor FileStateStore: PartitionableStore {
         daemonStartedAt = now
         self.notice = notice
         io = options.io
-        rendering = options.rendering
         try FileIO.makeDirectories(options.directory)
         lock = try StateLock(directory: options.directory)
         try PartLayout.check(options.directory, parts: 1)
@@ -147,16 +140,14 @@ public actor FileStateStore: PartitionableStore {
         return try await body()
     }
 
-    /// Takes the user if nobody holds it; meanwhile no repeat of theirs is answered from memory.
+    /// Takes the user if nobody holds it.
     func lockUser(_ userID: UserID) -> Bool {
-        guard locks.tryLock(userID) else { return false }
-        repeats.setBusy(userID, true)
-        return true
+        locks.tryLock(userID)
     }
 
     /// Hands the user to the next waiter, or frees it.
     func unlockUser(_ userID: UserID) {
-        if locks.unlock(userID) { repeats.setBusy(userID, false) }
+        _ = locks.unlock(userID)
     }
 
     /// The user's record: from memory, else from their file. An unreadable file is
@@ -173,13 +164,13 @@ public actor FileStateStore: PartitionableStore {
         return try adopt(read[0], of: userID).map(materialized)
     }
 
-    /// The record with what was fired from the user's schedule row and the repeats answered
-    /// from memory folded in (then dirty, for the next checkpoint to write). Every path that
+    /// The record with what was fired from the user's schedule row and the repeats the daemon
+    /// handed over folded in (then dirty, for the next checkpoint to write). Every path that
     /// reads a record for a change goes through this, so a change never starts from a record
     /// that lacks earlier fires or repeats.
     func materialized(_ record: UserRecord) -> UserRecord {
         let fires = pendingFires.unapplied(record.userID)
-        let pending = repeats.takePending(record.userID)
+        let pending = pendingRepeats.take(record.userID)
         guard fires != nil || pending != nil else { return record }
         var record = record
         if let fires {
@@ -216,7 +207,7 @@ public actor FileStateStore: PartitionableStore {
     /// quarantined): their record, schedule row, repeats and fired changes.
     func evict(_ userID: UserID) {
         cache.remove(userID)
-        repeats.remove(userID)
+        pendingRepeats.remove(userID)
         schedules.remove(userID)
         pendingFires.remove(userID)
     }
@@ -224,8 +215,6 @@ public actor FileStateStore: PartitionableStore {
     /// Makes a durable record current in memory and reschedules the user.
     func install(_ record: UserRecord, encoded json: [UInt8]? = nil) {
         cache.install(record, encoded: json)
-        // The answer cached for repeats is the old record's: a report refreshes it after this.
-        repeats.remove(record.userID)
         if !schedules.table.contains(record.userID) { userIndex.noteAdded(record.userID) }
         if schedules.set(record.schedule) { scheduleChanged.signal() }
         evictIfNeeded()

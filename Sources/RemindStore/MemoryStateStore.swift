@@ -57,6 +57,16 @@ public actor MemoryStateStore: PartitionableStore {
 
     public func record(_ userID: UserID) -> UserRecord? { records[userID] }
 
+    public nonisolated var isSoleWriter: Bool { true }
+
+    public func noteRepeats(_ repeats: [LoggedRepeats]) {
+        for logged in repeats {
+            guard var record = records[logged.userID] else { continue }
+            record.fold(logged)
+            install(record, events: [])
+        }
+    }
+
     /// Sorts every ID for every page: the plain statement of the order, not a fast one.
     public func users(after: UserID?, limit: Int) -> [UserRecord] {
         userIDs(after: after, limit: limit).compactMap { records[$0] }

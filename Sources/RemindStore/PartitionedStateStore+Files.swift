@@ -54,7 +54,7 @@ extension PartitionedStore where Part == FileStateStore {
         }
         self.init(
             parts: parts, daemonStartedAt: now, signals: signals,
-            repeatAnswering: PartitionedRepeatRows(parts: parts.map(\.repeats)), directory: options.directory,
+            directory: options.directory,
             release: { lock.release() })
     }
 

@@ -21,7 +21,6 @@ public final class PartitionedStore<Part: PartitionableStore>: StateStore {
     let parts: [Part]
     public let daemonStartedAt: Date
     public let scheduleChanged: AsyncSignal
-    public let repeatAnswering: (any RepeatAnswering)?
     /// Where the whole lives, when it has a place of its own (the files backend's top
     /// directory, which holds what belongs to no part: the allocation, the migration marker).
     public let directory: String?
@@ -41,18 +40,16 @@ public final class PartitionedStore<Part: PartitionableStore>: StateStore {
     }
 
     /// A store over `parts`, which were opened with `signals` (one scheduler and one
-    /// dispatcher per sink wait on them); `repeatAnswering` routes repeats to the parts' own, if
-    /// they keep any.
+    /// dispatcher per sink wait on them).
     public init(
-        parts: [Part], daemonStartedAt: Date, signals: StoreSignals, repeatAnswering: (any RepeatAnswering)? = nil,
-        directory: String? = nil, release: @escaping @Sendable () -> Void = {}
+        parts: [Part], daemonStartedAt: Date, signals: StoreSignals, directory: String? = nil,
+        release: @escaping @Sendable () -> Void = {}
     ) {
         precondition(!parts.isEmpty, "a store in no part")
         self.parts = parts
         self.daemonStartedAt = daemonStartedAt
         self.scheduleChanged = signals.scheduleChanged
         self.outboxSignals = signals.outbox
-        self.repeatAnswering = repeatAnswering
         self.directory = directory
         self.releaseWhole = release
     }
@@ -117,6 +114,19 @@ public final class PartitionedStore<Part: PartitionableStore>: StateStore {
         try await part(of: userID).record(userID)
     }
 
+    /// The whole is its process's alone when every part is.
+    public var isSoleWriter: Bool { parts.allSatisfy(\.isSoleWriter) }
+
+    /// Each part takes its users' repeats, all parts at once.
+    public func noteRepeats(_ repeats: [LoggedRepeats]) async throws {
+        var byPart = [[LoggedRepeats]](repeating: [], count: parts.count)
+        for logged in repeats { byPart[PartLayout.index(of: logged.userID, parts: parts.count)].append(logged) }
+        let perPart = byPart
+        _ = try await onEveryPart { index, part in
+            if !perPart[index].isEmpty { try await part.noteRepeats(perPart[index]) }
+        }
+    }
+
     public func delete(
         _ userID: UserID, _ forget: @escaping @Sendable (UserRecord, ReminderPolicy) -> ForgetOutcome
     ) async throws -> ForgetOutcome? {
@@ -154,7 +164,7 @@ public final class PartitionedStore<Part: PartitionableStore>: StateStore {
             return share > 0 ? try await part.fireDue(now: now, limit: share, pass: pass) : FireSummary()
         }
         return summaries.reduce(into: FireSummary()) {
-            $0.users += $1.users
+            $0.changed += $1.changed
             $0.events += $1.events
             $0.suppressed += $1.suppressed
         }

@@ -1,35 +1,63 @@
 import Foundation
 import RemindCore
+import Synchronization
 
 /// The one place the policy meets the store: every backend receives reports, forgets and due
 /// times through these, as functions run inside its transactions.
 extension UserStore {
     /// Stores a validated report: the policy folds it into the user's record inside the
-    /// store's transaction. Returns once the change is durable.
+    /// store's transaction, after `repeats` (reports answered from memory before it, not yet
+    /// noted). Returns once the change is durable, with the policy it ran under.
     @discardableResult
     public func storeReport(
-        _ report: PermissionReport, for userID: UserID, receivedAt: Date
+        _ report: PermissionReport, for userID: UserID, receivedAt: Date, after repeats: PendingRepeats? = nil
     ) async throws -> StoredReport {
-        try await update(userID, Self.reportChange(report, for: userID, receivedAt: receivedAt))
+        let used = UsedPolicy()
+        var stored = try await update(
+            userID, Self.reportChange(report, for: userID, receivedAt: receivedAt, after: repeats, used: used))
+        stored.policy = used.policy
+        return stored
     }
 
     /// Stores validated reports as one batch (`update(batch:)`): each exactly as `storeReport`
-    /// stores it, a user's in their order, all durable before it returns. One result per
-    /// report, in order; throws when storage failed (nothing of the batch acknowledged).
+    /// stores it, a user's in their order (the first after that user's `repeats`), all durable
+    /// before it returns. One result per report, in order; throws when storage failed (nothing
+    /// of the batch acknowledged).
     public func storeReports(
-        _ reports: [(report: PermissionReport, userID: UserID)], receivedAt: Date
+        _ reports: [(report: PermissionReport, userID: UserID)], receivedAt: Date,
+        after repeats: [UserID: PendingRepeats] = [:]
     ) async throws -> [Result<StoredReport, any Error>] {
-        try await update(
-            batch: reports.map {
-                UserChange($0.userID, Self.reportChange($0.report, for: $0.userID, receivedAt: receivedAt))
-            })
+        let used = UsedPolicy()
+        var folded = Set<UserID>()
+        let changes = reports.map { report, userID in
+            UserChange(
+                userID,
+                Self.reportChange(
+                    report, for: userID, receivedAt: receivedAt,
+                    after: folded.insert(userID).inserted ? repeats[userID] : nil, used: used))
+        }
+        return try await update(batch: changes).map { result in
+            result.map { stored in
+                var stored = stored
+                stored.policy = used.policy
+                return stored
+            }
+        }
     }
 
     /// The change a report makes: the policy's fold, the same for one report and a batch.
     private static func reportChange(
-        _ report: PermissionReport, for userID: UserID, receivedAt: Date
+        _ report: PermissionReport, for userID: UserID, receivedAt: Date, after repeats: PendingRepeats?,
+        used: UsedPolicy
     ) -> @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome {
-        { record, policy in policy.apply(report, to: record, userID: userID, receivedAt: receivedAt) }
+        { record, policy in
+            used.note(policy)
+            guard let repeats, var record else {
+                return policy.apply(report, to: record, userID: userID, receivedAt: receivedAt)
+            }
+            record.fold(repeats)
+            return policy.apply(report, to: record, userID: userID, receivedAt: receivedAt)
+        }
     }
 
     /// Forgets a user at `date` (`ReminderPolicy.forget` inside the store's transaction);
@@ -45,10 +73,25 @@ extension UserStore {
     }
 
     /// Fires what is due at `now` for up to `limit` users (in passes of 1,024 by default).
-    public func fireDue(now: Date, limit: Int = 1024) async throws -> FireSummary {
+    /// `changing` learns which users' records the pass changes once it is decided, before
+    /// anything is persisted: whatever keeps a copy of a record drops theirs then.
+    public func fireDue(
+        now: Date, limit: Int = 1024, changing: @escaping @Sendable ([UserID]) -> Void = { _ in }
+    ) async throws -> FireSummary {
         let started = daemonStartedAt
         return try await fireDue(now: now, limit: limit) { schedules, policy in
-            policy.firePass(schedules, now: now, daemonStartedAt: started)
+            let pass = policy.firePass(schedules, now: now, daemonStartedAt: started)
+            changing(pass.fired.map(\.change.userID))
+            return pass
         }
     }
+}
+
+/// The policy a store handed a report's change: what its answer is rendered with, so that it
+/// agrees with the record even while a reload swaps the policy.
+private final class UsedPolicy: Sendable {
+    private let value = Mutex<ReminderPolicy?>(nil)
+
+    func note(_ policy: ReminderPolicy) { value.withLock { $0 = policy } }
+    var policy: ReminderPolicy? { value.withLock { $0 } }
 }

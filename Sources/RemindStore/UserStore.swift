@@ -71,9 +71,16 @@ public protocol UserStore: Sendable {
     ///   (a row the database will not take) fails alone: its result is the error, the other
     ///   changes are applied.
     func update(batch changes: [UserChange]) async throws -> [Result<StoredReport, any Error>]
-    /// What answers repeated reports synchronously on any thread, when the backend keeps them
-    /// in memory (nil by default: every report is an `update`).
-    var repeatAnswering: (any RepeatAnswering)? { get }
+    /// Whether this process is the only one that changes the store's users while it is open
+    /// (the files backend's state lock; not PostgreSQL, which instances share): what lets the
+    /// daemon answer a user's repeated reports from what it saw of their record last.
+    var isSoleWriter: Bool { get }
+    /// The counters-only write: folds repeated reports the caller answered from memory into
+    /// their users' records, as `LoggedRepeats` folds (idempotently). Durable as the contract
+    /// allows for counters: a crash may lose those noted since the last checkpoint. The
+    /// repeats of an unknown user are dropped. A user's change that follows starts from the
+    /// record with them in.
+    func noteRepeats(_ repeats: [LoggedRepeats]) async throws
     /// The user's record; nil for an unknown user (or one whose stored state was unreadable).
     func record(_ userID: UserID) async throws -> UserRecord?
     /// Removes a user inside a transaction: runs `forget` exactly once on their current record,
@@ -100,21 +107,16 @@ public protocol UserStore: Sendable {
     func users(after: UserID?, limit: Int) async throws -> [UserRecord]
 }
 
-extension UserStore {
-    public var repeatAnswering: (any RepeatAnswering)? { nil }
-}
-
 /// What an `update` stored.
 public struct StoredReport: Sendable {
     /// What the policy decided, as persisted.
     public var outcome: ReportOutcome
-    /// The user's status as the backend's `StatusRendering` rendered it for its repeat rows;
-    /// nil when it keeps none (the caller renders the status itself).
-    public var renderedStatus: [UInt8]?
+    /// The policy the change ran under, when the caller noted it (`storeReport`).
+    public var policy: ReminderPolicy?
 
-    public init(outcome: ReportOutcome, renderedStatus: [UInt8]? = nil) {
+    public init(outcome: ReportOutcome, policy: ReminderPolicy? = nil) {
         self.outcome = outcome
-        self.renderedStatus = renderedStatus
+        self.policy = policy
     }
 }
 

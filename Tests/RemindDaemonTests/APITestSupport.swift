@@ -100,8 +100,7 @@ func withAPI<T: Sendable>(
     let clock = ManualClock()
     let store = try FileStateStore(
         options: .init(
-            directory: configuration.stateDirectory, sinks: configuration.sinks.map(\.name),
-            rendering: UserStatusRendering()),
+            directory: configuration.stateDirectory, sinks: configuration.sinks.map(\.name)),
         policy: ReminderPolicy(configuration: configuration.policy), now: clock.wallNow, notice: { _ in })
     let result: Result<T, any Error>
     do {

@@ -121,4 +121,35 @@ struct ReportFastPathEndToEndTests {
         #expect(Self.read(1, from: connection, deadline: deadline).map(\.status) == [400])
         #expect(daemon.stop(signal: SIGTERM) == 0)
     }
+
+    /// A repeat answered from memory after something else changed the record answers the new
+    /// record: after the reminder fired, its answer shows the reminder (as a GET does, byte for
+    /// byte); after a forget, the same report starts a new user.
+    @Test func aRepeatAfterAFireOrAForgetAnswersTheNewRecord() async throws {
+        let daemon = try DaemonProcess(configuration: #""notification":{"notificationTriggerDelay":1}"#)
+        try daemon.start()
+        let report = #"{"location":"whileInUse","notifications":"authorized"}"#
+        func lastReminderAt(_ text: String) throws -> JSONValue? {
+            guard case .object(let object) = try JSONParser.parse(text) else { return nil }
+            return object["lastReminderAt"]
+        }
+        #expect(try daemon.post("fired", report).status == 200)
+        let before = try daemon.post("fired", report)
+        #expect(try lastReminderAt(before.text) == .null)
+        let events = try await daemon.waitForEvents(1)
+        #expect(events.count == 1)
+        // The reminder is in the record once the event is written.
+        let after = try daemon.post("fired", report)
+        #expect(after.status == 200)
+        #expect(try lastReminderAt(after.text) != .null)
+        #expect(after.text.contains(#""remindersDelivered":1"#))
+        #expect(try daemon.get("/v1/users/fired") == after.text)
+        #expect(try Self.reportCount(Answer(status: 200, headers: [:], body: Array(after.text.utf8))) == .int(3))
+
+        #expect(try daemon.client.send("DELETE", "/v1/users/fired").status == 204)
+        let anew = try daemon.post("fired", report)
+        #expect(anew.status == 200)
+        #expect(try Self.reportCount(Answer(status: 200, headers: [:], body: Array(anew.text.utf8))) == .int(1))
+        #expect(daemon.stop(signal: SIGTERM) == 0)
+    }
 }

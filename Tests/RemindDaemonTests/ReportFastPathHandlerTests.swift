@@ -34,11 +34,6 @@ struct ReportFastPathHandlerTests {
         }
     }
 
-    /// Nothing is a repeat: every valid report is a change.
-    struct NoRepeats: RepeatAnswering {
-        func answerRepeat(_ report: PermissionReport, of userID: UserID, receivedAt: Date) -> [UInt8]? { nil }
-    }
-
     /// A store that waits for `open` and then answers with `result`.
     final class Gate: Sendable {
         let entered = AsyncStream<Void>.makeStream()
@@ -53,7 +48,7 @@ struct ReportFastPathHandlerTests {
 
     func channel(_ gate: Gate) async throws -> (NIOAsyncTestingChannel, Downstream) {
         let endpoint = ReportEndpoint(
-            repeats: NoRepeats(), metrics: DaemonMetrics(), storeChange: { _, _, _ in try await gate.store() },
+            repeats: nil, metrics: DaemonMetrics(), storeChange: { _, _, _ in try await gate.store() },
             noteFailure: { _ in })
         let handler = ReportFastPathHandler(
             endpoint: endpoint, access: .open, peer: nil, wallClock: { Date(timeIntervalSince1970: 1_800_000_000) })

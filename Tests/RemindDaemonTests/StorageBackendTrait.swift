@@ -16,9 +16,9 @@ extension Trait where Self == ConditionTrait {
         .enabled(if: TestStorage.current != .postgres, "tests the user files in the state directory")
     }
 
-    /// A test of `RepeatReportHandler`'s answers to repeats: it is installed only where the
-    /// store answers repeats from memory (the files, in one store or in parts). On PostgreSQL
-    /// every report takes Hummingbird's route, and the test would compare that with itself.
+    /// A test of the answers to repeats from memory: the daemon keeps them only where it
+    /// alone writes the store (the files, in one store or in parts). On PostgreSQL every report
+    /// is stored, and the test would compare that with itself.
     static var repeatAnsweringBackendsOnly: Self {
         .enabled(if: TestStorage.current != .postgres, "the store answers no repeats on the event loop")
     }

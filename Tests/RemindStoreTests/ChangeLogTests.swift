@@ -76,22 +76,24 @@ struct ChangeLogTests {
         await store.close()
     }
 
-    /// Repeats answered from memory, then a change, then a crash before any checkpoint: the
-    /// change's line carries the repeats (counts, observation times), so the recovered record
-    /// is the live one although the file and the log hold no repeat of their own.
+    /// Repeats answered from memory, then a change that folds them in first (as the daemon's
+    /// does), then a crash before any checkpoint: the change's line carries the repeats
+    /// (counts, observation times), so the recovered record is the live one although the file
+    /// and the log hold no repeat of their own.
     @Test func aChangeCarriesTheRepeatsBeforeIt() async throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
         try await send(0..<11, to: store)
         try await store.checkpoint(snapshot: true)
         // Index 10 is `whileInUse`: the same state, observed later, is a repeat.
+        var repeats = PendingRepeats()
         for offset in 1...5 {
             let at = start + .seconds(600 + 10 * offset)
             let repeated = PermissionReport(location: .whileInUse, notifications: .authorized, observedAt: at)
-            let answer = try await store.answerReport(repeated, for: userID, receivedAt: at)
-            #expect(!answer.changed)
+            #expect(RepeatCriterion(try #require(try await store.record(userID)))?.isRepeat(repeated) == true)
+            repeats.add(repeated, receivedAt: at)
         }
-        _ = try await store.storeReport(report(11), for: userID, receivedAt: start + .seconds(660))
+        _ = try await store.storeReport(report(11), for: userID, receivedAt: start + .seconds(660), after: repeats)
         let live = try #require(try await store.record(userID))
         #expect(live.reportCount == 17 && live.history[1].laterObservations.count > 0)
         #expect(try loggedChanges(fixture.directory).map(\.delta.revision) == [12])

@@ -24,8 +24,7 @@ struct FirePathTests {
     func open(_ directory: String, cachedRecords: Int) throws -> FileStateStore {
         try FileStateStore(
             options: .init(
-                directory: directory, sinks: ["file"], cachedRecords: cachedRecords,
-                rendering: UserStatusRendering()), policy: policy,
+                directory: directory, sinks: ["file"], cachedRecords: cachedRecords), policy: policy,
             now: start, notice: { _ in })
     }
 

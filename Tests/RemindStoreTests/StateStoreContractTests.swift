@@ -44,6 +44,36 @@ struct StateStoreContractTests {
         await store.close()
     }
 
+    /// The counters-only write: repeats answered elsewhere fold into the record once however
+    /// often they are noted, survive a checkpoint, reach the next change's record, and those of
+    /// an unknown user are dropped.
+    @Test(arguments: StoreBackend.allCases)
+    func notedRepeatsFoldInOnce(_ backend: StoreBackend) async throws {
+        let opened = try backend.open(policy: policy, now: start)
+        let store = opened.store
+        let userID = Fixtures.userID("a")
+        _ = try await report(store, "a", .whileInUse, at: 0)
+        var repeats = PendingRepeats()
+        for offset in [10.0, 20] {
+            let at = start.addingTimeInterval(offset)
+            repeats.add(PermissionReport(location: .whileInUse, observedAt: at), receivedAt: at)
+        }
+        let logged = LoggedRepeats(userID: userID, reportCount: 3, repeats: repeats)
+        let stranger = LoggedRepeats(userID: Fixtures.userID("nobody"), reportCount: 3, repeats: repeats)
+        try await store.noteRepeats([logged, stranger])
+        try await store.noteRepeats([logged])
+        try await store.checkpoint(snapshot: false)
+        let record = try #require(try await store.record(userID))
+        #expect(record.reportCount == 3 && record.lastReportAt == start.addingTimeInterval(20))
+        #expect(record.observedAt == start.addingTimeInterval(20))
+        #expect(try await store.record(Fixtures.userID("nobody")) == nil)
+        #expect(try await report(store, "a", .always, at: 30).changed)
+        #expect(try await store.record(userID)?.reportCount == 4)
+        #expect(await store.statistics().users == 1)
+        await store.close()
+        withExtendedLifetime(opened) {}
+    }
+
     /// A delete runs its `forget` exactly once on the user's current record and persists the
     /// episode it closed: the stats count it forgotten, and the returned outcome is the one
     /// stored. An unknown user runs nothing.

@@ -34,7 +34,7 @@ final class StoreFixture: Sendable {
         now: Date = Fixtures.date("2026-11-15T10:00:00Z")
     ) throws -> FileStateStore {
         try FileStateStore(
-            options: .init(directory: directory ?? self.directory, sinks: sinks, rendering: UserStatusRendering()),
+            options: .init(directory: directory ?? self.directory, sinks: sinks),
             policy: policy, now: now,
             notice: { [noticeBox] notice in noticeBox.notices.withLock { $0.append(notice) } })
     }
@@ -59,25 +59,5 @@ final class StoreFixture: Sendable {
         let status = try SpawnedProcess.run("/bin/cp", ["-a", directory, copy]).status
         precondition(status == 0, "cp failed")
         return copy
-    }
-}
-
-/// A report as the daemon's report endpoint answers it: a repeat from the repeat rows, else
-/// stored; the outcome is nil for a repeat.
-struct StoreAnswer {
-    var outcome: ReportOutcome?
-    var status: [UInt8]?
-    var changed: Bool { outcome?.changed ?? false }
-    var transitions: [EpisodeTransition] { outcome?.transitions ?? [] }
-    var outcomes: [EpisodeOutcome] { outcome?.outcomes ?? [] }
-}
-
-extension StateStore {
-    func answerReport(_ report: PermissionReport, for userID: UserID, receivedAt: Date) async throws -> StoreAnswer {
-        if let status = repeatAnswering?.answerRepeat(report, of: userID, receivedAt: receivedAt) {
-            return StoreAnswer(outcome: nil, status: status)
-        }
-        let stored = try await storeReport(report, for: userID, receivedAt: receivedAt)
-        return StoreAnswer(outcome: stored.outcome, status: stored.renderedStatus)
     }
 }

@@ -23,6 +23,14 @@ public struct LoggedRepeats: Sendable, Equatable {
         self.repeats = repeats
     }
 
+    /// These logged repeats followed by `newer`, of the same user: folding the result is
+    /// folding both, one after the other.
+    public mutating func append(_ newer: LoggedRepeats) {
+        precondition(newer.userID == userID, "repeats of one user")
+        reportCount = max(reportCount, newer.reportCount)
+        repeats.append(newer.repeats)
+    }
+
     /// `{"userID":…,"reportCount":…,"lastReportAt":…,"count":…,"observedAt":…,"notifications":{…},…}`
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()

@@ -119,3 +119,45 @@ extension UserRecord {
         }
     }
 }
+
+extension PendingRepeats {
+    /// These repeats followed by `newer` (noted after them): what noting both runs one after
+    /// the other would have given, as many observation times as a run keeps.
+    public mutating func append(_ newer: PendingRepeats) {
+        guard let newerLast = newer.lastReceivedAt else { return }
+        guard let last = lastReceivedAt else {
+            self = newer
+            return
+        }
+        count += newer.count
+        lastReceivedAt = max(last, newerLast)
+        for observedAt in newer.observations where !observations.contains(observedAt) {
+            let index = observations.firstIndex { $0 > observedAt } ?? observations.count
+            observations.insert(observedAt, at: index)
+        }
+        if observations.count > HistoryEntry.keptObservations {
+            observations.removeFirst(observations.count - HistoryEntry.keptObservations)
+        }
+        // Ties go to the newer repeats, as in `add`.
+        if let known = newer.notifications, known.observedAt >= (notifications?.observedAt ?? .distantPast) {
+            notifications = known
+        }
+        if let known = newer.timeZone, known.observedAt >= (timeZone?.observedAt ?? .distantPast) {
+            timeZone = known
+        }
+        if let known = newer.motion, known.observedAt >= (motion?.observedAt ?? .distantPast) {
+            motion = known
+        }
+        if let value = newer.platform { platform = value }
+        if let value = newer.appVersion { appVersion = value }
+        var quarters = activity
+        for entry in newer.activity {
+            if let lastQuarter = quarters.last, lastQuarter.quarter == entry.quarter {
+                quarters[quarters.count - 1].count &+= entry.count
+            } else {
+                quarters.append(entry)
+            }
+        }
+        setActivity(quarters)
+    }
+}
