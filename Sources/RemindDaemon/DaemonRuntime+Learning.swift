@@ -75,13 +75,7 @@ extension DaemonRuntime {
         } else {
             learned.allocation = nil
         }
-        if configuration.notification.sendTime.active != nil {
-            let counts = await source.usersByActiveHour()
-            let most = counts.max() ?? 0
-            learned.populationActiveHour = most > 0 ? counts.firstIndex(of: most) : nil
-        } else {
-            learned.populationActiveHour = nil
-        }
+        learned.populationActiveHour = await populationActiveHour(configuration, source)
         metrics.recordAllocation(
             allocationReport(learned.allocation, configuration).groups.map { ($0.name, $0.weight) })
         guard learned != before else { return }
@@ -93,6 +87,32 @@ extension DaemonRuntime {
                 "allocation \(allocation.learned ? "learned" : "configured (training)"): \(weights.joined(separator: " "))"
             )
         }
+    }
+
+    /// Brings the population's active hour up to date: the learning service calls this every
+    /// minute, so that a new deployment's send time follows its users within a minute, not at
+    /// the next `reweightSeconds` slot. The store keeps the 24 counts current; the policy is
+    /// replaced only when the hour moved.
+    func refreshPopulationHour() async {
+        guard let source = store as? any LearningStore else { return }
+        let hour = await populationActiveHour(configuration, source)
+        let moved = learned.withLock { learned in
+            guard learned.populationActiveHour != hour else { return false }
+            learned.populationActiveHour = hour
+            return true
+        }
+        guard moved else { return }
+        await applyPolicy()
+        logger.info("population's active hour now \(hour.map { "\($0):00" } ?? "unknown")")
+    }
+
+    /// The hour most users are most active in, when a send time uses it; nil without users
+    /// with activity.
+    private func populationActiveHour(_ configuration: DaemonConfiguration, _ source: any LearningStore) async -> Int? {
+        guard configuration.notification.sendTime.active != nil else { return nil }
+        let counts = await source.usersByActiveHour()
+        let most = counts.max() ?? 0
+        return most > 0 ? counts.firstIndex(of: most) : nil
     }
 
     /// The weights from the decided episodes of every group: the counts as of `slot`, so that

@@ -6,17 +6,27 @@ struct CountedColumns: Sendable, Equatable {
     var openEpisode: Bool
     var pendingReminder: Bool
     var conditions: Int16
+    var activeHour: Int16?
 
-    init(openEpisode: Bool, pendingReminder: Bool, conditions: Int16) {
+    init(openEpisode: Bool, pendingReminder: Bool, conditions: Int16, activeHour: Int16?) {
         self.openEpisode = openEpisode
         self.pendingReminder = pendingReminder
         self.conditions = conditions
+        self.activeHour = activeHour
     }
 
     init(_ columns: ScheduleColumns) {
         self.init(
             openEpisode: columns.episodeStartedAt != nil, pendingReminder: columns.reminderAt != nil,
-            conditions: columns.conditions)
+            conditions: columns.conditions, activeHour: columns.activeHour)
+    }
+
+    /// The columns of `PostgresStateStore.countedColumns`, in its order, as they decode.
+    typealias Decoded = (Bool, Bool, Int16, Int16?)
+
+    init(_ decoded: Decoded) {
+        self.init(
+            openEpisode: decoded.0, pendingReminder: decoded.1, conditions: decoded.2, activeHour: decoded.3)
     }
 }
 
@@ -28,6 +38,8 @@ struct CounterDeltas: Sendable {
     static let openEpisodes = "open_episodes"
     static let pendingReminders = "pending_reminders"
     static func conditions(_ value: Int16) -> String { "conditions:\(value)" }
+    static let activeHourPrefix = "active_hour:"
+    static func activeHour(_ hour: Int16) -> String { activeHourPrefix + "\(hour)" }
 
     private(set) var values: [String: Int64] = [:]
 
@@ -46,6 +58,7 @@ struct CounterDeltas: Sendable {
             if columns.openEpisode { add(Self.openEpisodes, sign) }
             if columns.pendingReminder { add(Self.pendingReminders, sign) }
             add(Self.conditions(columns.conditions), sign)
+            if let hour = columns.activeHour { add(Self.activeHour(hour), sign) }
         }
     }
 

@@ -41,21 +41,21 @@ extension PostgresStateStore: LearningStore {
         }
     }
 
-    /// A scan of every user's document, twice a day at most (with each recompute).
+    /// The `active_hour:N` counter rows, which every change keeps current (`CounterDeltas`):
+    /// 24 sums, cheap enough to read every minute.
     public func usersByActiveHour() async -> [Int] {
         do {
-            return try await database(timeout: .seconds(600)) {
+            return try await database {
                 var counts = [Int](repeating: 0, count: 24)
-                for try await (hour, users) in try await self.client.query(
+                let prefix = CounterDeltas.activeHourPrefix
+                for try await (name, users) in try await self.client.query(
                     """
-                    SELECT h, count(*)::int8 FROM (
-                        SELECT (SELECT (a.i - 1)::int FROM jsonb_array_elements_text(doc -> 'activity')
-                                WITH ORDINALITY AS a(v, i) ORDER BY a.v::int DESC, a.i LIMIT 1) AS h
-                        FROM remindd_users WHERE doc ? 'activity') s
-                    WHERE h IS NOT NULL GROUP BY h
+                    SELECT name, sum(value)::int8 FROM remindd_counters
+                    WHERE starts_with(name, \(prefix)) GROUP BY name
                     """, logger: self.logger
-                ).decode((Int, Int).self) where (0..<24).contains(hour) {
-                    counts[hour] = users
+                ).decode((String, Int).self) {
+                    guard let hour = Int(name.dropFirst(prefix.count)), (0..<24).contains(hour) else { continue }
+                    counts[hour] = max(0, users)
                 }
                 return counts
             }

@@ -15,7 +15,7 @@ extension PostgresStateStore {
     }
 
     /// The columns a row counts by, as `SELECT`ed after its other columns.
-    static let countedColumns = "episode_started_at IS NOT NULL, reminder_at IS NOT NULL, conditions"
+    static let countedColumns = "episode_started_at IS NOT NULL, reminder_at IS NOT NULL, conditions, active_hour"
 
     func loadRecord(_ userID: UserID, on client: PostgresClient) async throws -> UserRecord? {
         let rows = try await client.query(
@@ -47,11 +47,10 @@ extension PostgresStateStore {
             WHERE user_id = ANY(\(userIDs.map(\.rawValue))) FOR UPDATE
             """, logger: logger)
         var found: [(String, String, Date?, CountedColumns)] = []
-        for try await (user, text, wake, open, pending, conditions) in rows.decode(
-            (String, String, Date?, Bool, Bool, Int16).self)
+        for try await (user, text, wake, open, pending, conditions, hour) in rows.decode(
+            (String, String, Date?, Bool, Bool, Int16, Int16?).self)
         {
-            found.append(
-                (user, text, wake, CountedColumns(openEpisode: open, pendingReminder: pending, conditions: conditions)))
+            found.append((user, text, wake, CountedColumns((open, pending, conditions, hour))))
         }
         var stored: [UserID: StoredRow] = [:]
         for (user, text, wake, counted) in found {
@@ -79,13 +78,12 @@ extension PostgresStateStore {
                 "INSERT INTO remindd_quarantine (user_id, doc, reason) VALUES (\(userID.rawValue), \(text), \(reason))",
                 logger: logger)
             var counts = CounterDeltas()
-            for try await (open, pending, conditions) in try await connection.query(
+            for try await counted in try await connection.query(
                 """
                 DELETE FROM remindd_users WHERE user_id = \(userID.rawValue) RETURNING \(unescaped: Self.countedColumns)
                 """, logger: logger
-            ).decode((Bool, Bool, Int16).self) {
-                counts.move(
-                    from: CountedColumns(openEpisode: open, pendingReminder: pending, conditions: conditions), to: nil)
+            ).decode(CountedColumns.Decoded.self) {
+                counts.move(from: CountedColumns(counted), to: nil)
             }
             try await Self.addCounts(counts, on: connection, logger: logger)
             logger.error(
@@ -128,24 +126,26 @@ extension PostgresStateStore {
         try await connection.query(
             """
             INSERT INTO remindd_users AS u (user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions,
-                episode_started_at, episode_group, episode_reason)
+                episode_started_at, episode_group, episode_reason, active_hour)
             SELECT c.user_id, c.doc::jsonb,
                 CASE WHEN c.wake_at < 0 THEN NULL ELSE to_timestamp(c.wake_at) END,
                 CASE WHEN c.reminder_at < 0 THEN NULL ELSE to_timestamp(c.reminder_at) END,
                 c.next_sequence, c.reason, c.conditions,
                 CASE WHEN c.started < 0 THEN NULL ELSE to_timestamp(c.started) END,
-                NULLIF(c.grp, ''), NULLIF(c.episode_reason, '')
+                NULLIF(c.grp, ''), NULLIF(c.episode_reason, ''), NULLIF(c.active_hour, -1)
             FROM unnest(\(users)::text[], \(documents)::text[], \(columns.map { Self.epoch($0.wakeAt) })::float8[],
                 \(columns.map { Self.epoch($0.reminderAt) })::float8[], \(columns.map(\.nextSequence))::integer[],
                 \(columns.map(\.reason))::text[], \(columns.map(\.conditions))::smallint[],
                 \(columns.map { Self.epoch($0.episodeStartedAt) })::float8[],
-                \(columns.map { $0.episodeGroup ?? "" })::text[], \(columns.map { $0.episodeReason ?? "" })::text[])
+                \(columns.map { $0.episodeGroup ?? "" })::text[], \(columns.map { $0.episodeReason ?? "" })::text[],
+                \(columns.map { $0.activeHour ?? -1 })::smallint[])
                 AS c(user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions, started, grp,
-                    episode_reason)
+                    episode_reason, active_hour)
             ON CONFLICT (user_id) DO UPDATE SET doc = EXCLUDED.doc, wake_at = EXCLUDED.wake_at,
                 reminder_at = EXCLUDED.reminder_at, next_sequence = EXCLUDED.next_sequence, reason = EXCLUDED.reason,
                 conditions = EXCLUDED.conditions, episode_started_at = EXCLUDED.episode_started_at,
-                episode_group = EXCLUDED.episode_group, episode_reason = EXCLUDED.episode_reason
+                episode_group = EXCLUDED.episode_group, episode_reason = EXCLUDED.episode_reason,
+                active_hour = EXCLUDED.active_hour
             """, logger: logger)
     }
 

@@ -37,12 +37,12 @@ extension PostgresStateStore {
                 """, logger: self.logger)
             var due: [(UserID, String)] = []
             var counted: [UserID: CountedColumns] = [:]
-            for try await (user, text, open, pending, conditions) in rows.decode(
-                (String, String, Bool, Bool, Int16).self)
+            for try await (user, text, open, pending, conditions, hour) in rows.decode(
+                (String, String, Bool, Bool, Int16, Int16?).self)
             {
                 let userID = try UserID(user)
                 due.append((userID, text))
-                counted[userID] = CountedColumns(openEpisode: open, pendingReminder: pending, conditions: conditions)
+                counted[userID] = CountedColumns((open, pending, conditions, hour))
             }
             var records: [UserID: UserRecord] = [:]
             var schedules: [UserSchedule] = []

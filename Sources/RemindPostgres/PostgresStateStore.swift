@@ -244,10 +244,11 @@ public final class PostgresStateStore: StateStore, Service {
                 """, logger: self.logger)
             var document: String?
             var counts = CounterDeltas()
-            for try await (text, open, pending, conditions) in rows.decode((String, Bool, Bool, Int16).self) {
+            for try await (text, open, pending, conditions, hour) in rows.decode(
+                (String, Bool, Bool, Int16, Int16?).self)
+            {
                 document = text
-                counts.move(
-                    from: CountedColumns(openEpisode: open, pendingReminder: pending, conditions: conditions), to: nil)
+                counts.move(from: CountedColumns((open, pending, conditions, hour)), to: nil)
             }
             guard let document else { return nil }
             try await Self.addCounts(counts, on: connection, logger: self.logger)

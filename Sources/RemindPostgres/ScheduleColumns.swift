@@ -14,6 +14,8 @@ struct ScheduleColumns: Sendable, Equatable {
     var episodeStartedAt: Date?
     var episodeGroup: String?
     var episodeReason: String?
+    /// The user's most active hour (`UserSchedule.activeHour`), counted per hour.
+    var activeHour: Int16?
 
     init(_ schedule: UserSchedule, policy: ReminderPolicy, daemonStartedAt: Date) {
         let index = policy.index(schedule, daemonStartedAt: daemonStartedAt)
@@ -25,6 +27,7 @@ struct ScheduleColumns: Sendable, Equatable {
         episodeStartedAt = schedule.episodeStartedAt
         episodeGroup = schedule.episodeGroup
         episodeReason = schedule.episodeReason?.rawValue
+        activeHour = schedule.activeHour.map(Int16.init)
     }
 
     /// What of the policy the columns depend on: when it changes, every row is recomputed.

@@ -49,6 +49,9 @@ struct PackedSchedules: Sendable {
     private var rowOf: [UserID: UInt32] = [:]
     /// Rows of deleted users, reused before the array grows.
     private var freeRows: [UInt32] = []
+    /// Rows by their most active hour (`Row.activeHour`, 1–24; 0, none, is not counted), kept
+    /// with every row placed or removed: the population's hour is read every minute.
+    private var activeHours = [Int](repeating: 0, count: 25)
     /// Time zones seen (IANA knows a few hundred; a report's zone is validated).
     private var zones = InternedStrings<UInt16>(capacity: Int(UInt16.max) - 1)
     /// Experiment groups seen: `default`, `holdout` and the variants' names (at most 64 each
@@ -88,6 +91,7 @@ struct PackedSchedules: Sendable {
         set {
             guard let newValue else {
                 if let row = rowOf.removeValue(forKey: userID) {
+                    activeHours[Int(rows[Int(row)].activeHour)] -= 1
                     freeRows.append(row)
                     if !overflow.isEmpty { overflow[userID] = nil }
                     // Drop the ID's storage (a long ID is on the heap).
@@ -110,12 +114,15 @@ struct PackedSchedules: Sendable {
         let previous = Self.counted(rows[Int(row)])
         var packed = packed
         packed.wake = rows[Int(row)].wake
+        activeHours[Int(rows[Int(row)].activeHour)] -= 1
+        activeHours[Int(packed.activeHour)] += 1
         rows[Int(row)] = packed
         return previous
     }
 
     /// A row for a user not in the table: a freed one, else a new one.
     private mutating func insert(_ packed: Row, for userID: UserID) {
+        activeHours[Int(packed.activeHour)] += 1
         if let row = freeRows.popLast() {
             rows[Int(row)] = packed
             rowOf[userID] = row
@@ -328,11 +335,5 @@ struct PackedSchedules: Sendable {
 
     /// Users by their most active hour of day (those with any activity): what the population's
     /// active hour is taken from.
-    func usersByActiveHour() -> [Int] {
-        var counts = [Int](repeating: 0, count: 24)
-        for row in rowOf.values where rows[Int(row)].activeHour > 0 {
-            counts[Int(rows[Int(row)].activeHour) - 1] += 1
-        }
-        return counts
-    }
+    func usersByActiveHour() -> [Int] { Array(activeHours[1...]) }
 }

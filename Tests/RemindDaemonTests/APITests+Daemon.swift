@@ -79,6 +79,29 @@ extension APITests {
         }
     }
 
+    /// The population's active hour (the send time's fallback) follows the users within the
+    /// learning service's minute: unknown with no activity, then the hour most users are most
+    /// active in, in the policy every change runs under from then on.
+    @Test func thePopulationsActiveHourFollowsTheUsers() async throws {
+        try await withAPI(configure: { configuration, _ in
+            configuration.notification.sendTime = .active(.init(minReports: 1))
+        }) { harness, client in
+            await harness.runtime.refreshPopulationHour()
+            #expect(await harness.store.policy.configuration.populationActiveHour == nil)
+            for (user, time) in [("u-a", "07:10"), ("u-b", "07:40"), ("u-c", "21:00")] {
+                try await client.report(
+                    user, #"{"location":"whileInUse","observedAt":"2026-11-10T\#(time):00Z"}"#)
+            }
+            await harness.runtime.refreshPopulationHour()
+            #expect(await harness.store.policy.configuration.populationActiveHour == 7)
+            for user in ["u-d", "u-e"] {
+                try await client.report(user, #"{"location":"whileInUse","observedAt":"2026-11-10T21:30:00Z"}"#)
+            }
+            await harness.runtime.refreshPopulationHour()
+            #expect(await harness.store.policy.configuration.populationActiveHour == 21)
+        }
+    }
+
     /// A report that closes an episode with a delivered reminder puts one withdraw event,
     /// naming that reminder, in the outbox behind the reminder itself.
     @Test func closingReportAfterDeliveryQueuesWithdraw() async throws {

@@ -135,4 +135,32 @@ struct PackedActivityTests {
         expected[23] = 1
         #expect(table.usersByActiveHour() == expected)
     }
+
+    /// The counts by hour are kept with every row put, replaced, removed or loaded, not
+    /// counted again: after random changes they are what counting every row gives.
+    @Test(arguments: 0..<10)
+    func countsByHourFollowEveryChange(seed: UInt64) throws {
+        var rng = SplitMix64(seed: 0xAC71_0000 + seed)
+        var table = PackedSchedules()
+        var model: [UserID: Int?] = [:]
+        let users = try (0..<48).map { try UserID("h\($0)") }
+        for _ in 0..<1_500 {
+            let userID = users[rng.int(0...47)]
+            if rng.chance(0.2) {
+                table[userID] = nil
+                model[userID] = nil
+            } else {
+                let hour: Int? = rng.chance(0.2) ? nil : rng.int(0...23)
+                table[userID] = UserSchedule(
+                    userID: userID, errors: PermissionErrorSet([]), notificationsDeliverable: true, timeZone: nil,
+                    episodeStartedAt: nil, deliveredCount: 0, lastDeliveredAt: nil, isSuppressed: false,
+                    lastReportAt: Date(timeIntervalSince1970: 1_795_000_000), lastHeartbeatAt: nil, activeHour: hour,
+                    activityReports: hour == nil ? 0 : 8)
+                model[userID] = .some(hour)
+            }
+            var expected = [Int](repeating: 0, count: 24)
+            for hour in model.values.compactMap({ $0 }) { expected[hour] += 1 }
+            #expect(table.usersByActiveHour() == expected)
+        }
+    }
 }

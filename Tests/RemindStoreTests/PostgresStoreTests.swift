@@ -218,13 +218,50 @@ struct PostgresStoreTests {
         async let second = b.record(Fixtures.userID("nobody"))
         _ = try await (first, second)
         #expect(
-            try server.psql(database, "SELECT version FROM remindd_schema ORDER BY version") == "1\n2\n3\n4\n5\n6\n7\n")
+            try server.psql(database, "SELECT version FROM remindd_schema ORDER BY version")
+                == "1\n2\n3\n4\n5\n6\n7\n8\n")
         let settings = try server.psql(
             database, "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'remindd_outbox'")
         #expect(settings.contains("fillfactor=50") && settings.contains("autovacuum_vacuum_threshold=5000"))
         #expect(try server.psql(database, "SELECT sum(value) FROM remindd_counters WHERE name = 'users'") == "0\n")
         await a.close()
         await b.close()
+    }
+
+    /// A database from before the active-hour column (schema 7) is brought up to date in
+    /// place: the column and its counters are filled from the documents as they are, and the
+    /// counts then move with every change.
+    @Test func theActiveHourColumnIsFilledFromTheDocuments() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let active = ReminderPolicy(
+            configuration: PolicyConfiguration(
+                notification: .init(notificationTriggerDelay: 60, sendTime: .active(.init(minReports: 1)))))
+        let store = try StoreBackend.openPostgres(policy: active, sinks: ["file"], now: start, database: database)
+        for (user, hour) in [("a", 9.0), ("b", 9), ("c", 20)] {
+            let at = start.addingTimeInterval((hour - 10) * 3_600)
+            _ = try await store.storeReport(
+                PermissionReport(location: .whileInUse, observedAt: at), for: Fixtures.userID(user), receivedAt: at)
+        }
+        var expected = [Int](repeating: 0, count: 24)
+        expected[9] = 2
+        expected[20] = 1
+        #expect(await store.usersByActiveHour() == expected)
+        await store.close()
+        // As the release before it left the database.
+        try server.psql(
+            database,
+            """
+            ALTER TABLE remindd_users DROP COLUMN active_hour;
+            DELETE FROM remindd_counters WHERE name LIKE 'active_hour:%';
+            DELETE FROM remindd_schema WHERE version = 8
+            """)
+        let upgraded = try StoreBackend.openPostgres(policy: active, sinks: ["file"], now: start, database: database)
+        #expect(await upgraded.usersByActiveHour() == expected)
+        #expect(try await upgraded.delete(Fixtures.userID("c"), at: start))
+        expected[20] = 0
+        #expect(await upgraded.usersByActiveHour() == expected)
+        await upgraded.close()
     }
 
     /// More completions at once than one statement takes: all are deleted (in several

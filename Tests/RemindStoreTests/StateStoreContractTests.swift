@@ -74,6 +74,39 @@ struct StateStoreContractTests {
         withExtendedLifetime(opened) {}
     }
 
+    /// The users by their most active hour follow every report and delete, on every backend:
+    /// what the population's hour (the send time's fallback) is read from each minute.
+    @Test(arguments: StoreBackend.allCases)
+    func usersByActiveHourFollowReportsAndDeletes(_ backend: StoreBackend) async throws {
+        let active = ReminderPolicy(
+            configuration: PolicyConfiguration(
+                notification: .init(notificationTriggerDelay: 60, sendTime: .active(.init(minReports: 1)))))
+        let opened = try backend.open(policy: active, now: start)
+        let store = try #require(opened.store as? any LearningStore)
+        func send(_ user: String, atHour hour: Double) async throws {
+            // `start` is 10:00 UTC; without a time zone the hour is UTC's.
+            let at = start.addingTimeInterval((hour - 10) * 3_600)
+            _ = try await opened.store.storeReport(
+                PermissionReport(location: .whileInUse, observedAt: at), for: Fixtures.userID(user), receivedAt: at)
+        }
+        #expect(await store.usersByActiveHour() == [Int](repeating: 0, count: 24))
+        try await send("a", atHour: 7)
+        try await send("b", atHour: 7)
+        try await send("c", atHour: 21)
+        var expected = [Int](repeating: 0, count: 24)
+        (expected[7], expected[21]) = (2, 1)
+        #expect(await store.usersByActiveHour() == expected)
+        // Two more reports at 21:00 make it b's most active hour.
+        try await send("b", atHour: 21 + 24)
+        try await send("b", atHour: 21 + 48)
+        (expected[7], expected[21]) = (1, 2)
+        #expect(await store.usersByActiveHour() == expected)
+        #expect(try await opened.store.delete(Fixtures.userID("a"), at: start))
+        expected[7] = 0
+        #expect(await store.usersByActiveHour() == expected)
+        await opened.store.close()
+    }
+
     /// A delete runs its `forget` exactly once on the user's current record and persists the
     /// episode it closed: the stats count it forgotten, and the returned outcome is the one
     /// stored. An unknown user runs nothing.
