@@ -88,15 +88,9 @@ extension UserRecord {
         reportCount += repeats.count
         lastReportAt = max(lastReportAt, lastReceivedAt)
         if !history.isEmpty { history[0].add(repeats.observations) }
-        if let known = repeats.notifications, known.observedAt >= (knownNotifications?.observedAt ?? .distantPast) {
-            knownNotifications = known
-        }
-        if let known = repeats.timeZone, known.observedAt >= (knownTimeZone?.observedAt ?? .distantPast) {
-            knownTimeZone = known
-        }
-        if let known = repeats.motion, known.observedAt >= (knownMotion?.observedAt ?? .distantPast) {
-            knownMotion = known
-        }
+        knownNotifications = Known.newest(knownNotifications, repeats.notifications)
+        knownTimeZone = Known.newest(knownTimeZone, repeats.timeZone)
+        knownMotion = Known.newest(knownMotion, repeats.motion)
         if let value = repeats.platform { platform = value }
         if let value = repeats.appVersion { appVersion = value }
         addActivity(repeats.activity, newest: repeats.count)
@@ -139,15 +133,9 @@ extension PendingRepeats {
             observations.removeFirst(observations.count - HistoryEntry.keptObservations)
         }
         // Ties go to the newer repeats, as in `add`.
-        if let known = newer.notifications, known.observedAt >= (notifications?.observedAt ?? .distantPast) {
-            notifications = known
-        }
-        if let known = newer.timeZone, known.observedAt >= (timeZone?.observedAt ?? .distantPast) {
-            timeZone = known
-        }
-        if let known = newer.motion, known.observedAt >= (motion?.observedAt ?? .distantPast) {
-            motion = known
-        }
+        notifications = UserRecord.Known.newest(notifications, newer.notifications)
+        timeZone = UserRecord.Known.newest(timeZone, newer.timeZone)
+        motion = UserRecord.Known.newest(motion, newer.motion)
         if let value = newer.platform { platform = value }
         if let value = newer.appVersion { appVersion = value }
         var quarters = activity
@@ -159,5 +147,13 @@ extension PendingRepeats {
             }
         }
         setActivity(quarters)
+    }
+}
+
+extension UserRecord.Known {
+    /// The register observed last, `candidate` on a tie (it came later).
+    static func newest(_ current: Self?, _ candidate: Self?) -> Self? {
+        guard let candidate else { return current }
+        return candidate.observedAt >= (current?.observedAt ?? .distantPast) ? candidate : current
     }
 }
