@@ -25,6 +25,9 @@ public final class PostgresServer: @unchecked Sendable {
 
     public static var isInstalled: Bool { binDirectory != nil }
 
+    /// A program of the installed server's version (`pg_dump`, say).
+    public static func program(_ name: String) -> String? { binDirectory.map { "\($0)/\(name)" } }
+
     /// Makes the cluster (with `fsync` on, as production has it) and starts the server.
     public init() throws {
         guard let bin = Self.binDirectory else {
@@ -173,6 +176,15 @@ public final class PostgresServer: @unchecked Sendable {
         try Self.run(
             "/usr/bin/psql",
             ["-h", directory, "-U", "remindd", "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql],
+            asServerUser: false)
+    }
+
+    /// Runs a file of SQL (a `pg_dump`, with its psql commands) with psql, stopping at the
+    /// first error.
+    public func restore(_ database: String, from path: String) throws {
+        try Self.run(
+            "/usr/bin/psql",
+            ["-h", directory, "-U", "remindd", "-d", database, "-v", "ON_ERROR_STOP=1", "-q", "-f", path],
             asServerUser: false)
     }
 
