@@ -102,6 +102,9 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
                 await source.complete(event.id, sink: sink.name)
                 return true
             } catch {
+                // Shutdown cancelled the attempt (an HTTP client ends its request then): not the
+                // sink's failure, and no attempt spent. The event goes back to the outbox.
+                if Task.isCancelled { return false }
                 statistics.recordFailure()
                 var metadata: Logger.Metadata = [
                     "REMINDD_SINK": .string(sink.name), "REMINDD_EVENT_ID": .string(event.id),

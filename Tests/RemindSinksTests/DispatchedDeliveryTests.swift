@@ -87,6 +87,33 @@ struct DispatchedDeliveryTests {
         #expect(receiver.received.withLock { $0.map(\.acceptedPromptly) } == [false, true])
     }
 
+    /// A delivery in flight when the dispatcher stops (a SIGTERM) is not an attempt: with one
+    /// attempt allowed, the event is neither dead-lettered nor completed, but given back to
+    /// the outbox for the next start. (It was dead-lettered with "CancellationError()".)
+    @Test func aDeliveryCutShortByShutdownIsGivenBackNotDeadLettered() async throws {
+        let receiver = WebhookReceiver()
+        receiver.responseDelay.withLock { $0 = .seconds(10) }
+        let event = FileSinkTests.event(5)
+        let outbox = MemoryOutbox([event])
+        let dead = Mutex<[String]>([])
+        try await receiver.serving {
+            let dispatcher = SinkDispatcher(
+                sink: try WebhookSink(url: receiver.url, timeoutSeconds: 60),
+                retry: RetryPolicy(initialBackoffSeconds: 1, maxBackoffSeconds: 1, maxAttempts: 1), source: outbox,
+                clock: ManualClock(), logger: Logger(label: "test"),
+                deadLetter: { event, _, _ in dead.withLock { $0.append(event.id) } })
+            let task = Task { await dispatcher.run() }
+            try await waitUntil("the request received", within: .seconds(30), every: .milliseconds(10)) {
+                receiver.received.withLock { $0.count } == 1
+            }
+            task.cancel()
+            await task.value
+        }
+        #expect(dead.withLock { $0 }.isEmpty)
+        #expect(outbox.completed.isEmpty)
+        #expect(await outbox.claimEvent(for: "webhook")?.id == event.id)
+    }
+
     /// A command that fails the first time and succeeds the second is retried after the
     /// backoff and delivered; its first failure carried its output.
     @Test func execFailsThenSucceeds() async throws {
