@@ -54,6 +54,12 @@ struct Rejection: Sendable, CustomTestStringConvertible {
         Rejection(
             name: "appVersion of 65 characters",
             body: #"{"location":"always","appVersion":"\#(String(repeating: "1", count: 65))"}"#, field: "appVersion"),
+        Rejection(
+            name: "unknown canPrompt name", body: #"{"location":"whileInUse","canPrompt":["location","camera"]}"#,
+            field: "canPrompt[1]"),
+        Rejection(
+            name: "canPrompt not a list", body: #"{"location":"whileInUse","canPrompt":"location"}"#, field: "canPrompt"
+        ),
         Rejection(name: "body not JSON", body: "location=always", field: nil),
         Rejection(name: "truncated JSON", body: #"{"location":"always""#, field: nil),
         Rejection(name: "empty body", body: "", field: nil),

@@ -20,6 +20,9 @@ extension DeviceState {
         } else {
             writer.null()
         }
+        // Only when reported, so that the files of users whose apps never send it stay as
+        // they were.
+        if !canPrompt.isEmpty { writer.member("canPrompt", strings: canPrompt.map(\.rawValue)) }
         writer.endObject()
     }
 
@@ -45,6 +48,7 @@ extension DeviceState {
             }
             push = PushAddress(service: service, token: token, environment: environment, unreachable: unreachable)
         }
-        self.init(locale: locale, push: push)
+        let canPrompt = try PromptablePermission.list(reader.array("canPrompt") ?? [], field: "\(path).canPrompt")
+        self.init(locale: locale, push: push, canPrompt: canPrompt)
     }
 }

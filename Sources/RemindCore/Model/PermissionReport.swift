@@ -24,6 +24,9 @@ public struct PermissionReport: Sendable, Equatable {
     /// Device fields (not permissions): absent means unchanged.
     public var locale: String?
     public var push: PushUpdate
+    /// The permissions whose system dialog the app can still show (nil: not reported, the
+    /// stored list stays; `[]` clears it).
+    public var canPrompt: [PromptablePermission]?
 
     public init(
         location: LocationAuthorization,
@@ -36,9 +39,11 @@ public struct PermissionReport: Sendable, Equatable {
         appVersion: String? = nil,
         locale: String? = nil,
         push: PushUpdate = .unchanged,
-        motion: MotionAuthorization? = nil
+        motion: MotionAuthorization? = nil,
+        canPrompt: [PromptablePermission]? = nil
     ) {
         self.motion = motion
+        self.canPrompt = canPrompt
         self.location = location
         self.accuracy = accuracy
         self.locationServices = locationServices
@@ -126,6 +131,9 @@ public struct PermissionReport: Sendable, Equatable {
             throw ValidationError(
                 field: "locale", reason: "must be a BCP 47 tag of 2–35 letters, digits and '-', such as de-CH")
         }
+        let canPrompt = try reader.array("canPrompt").map { values throws(ValidationError) in
+            try PromptablePermission.list(values, field: "canPrompt")
+        }
         // `null` is meaningful here (forget the address), so the member is read raw.
         var push = PushUpdate.unchanged
         switch object["push"] {
@@ -138,7 +146,8 @@ public struct PermissionReport: Sendable, Equatable {
         self.init(
             location: location, accuracy: accuracy, locationServices: locationServices,
             notifications: notifications, observedAt: observedAt, timeZone: timeZone,
-            platform: platform, appVersion: appVersion, locale: locale, push: push, motion: motion)
+            platform: platform, appVersion: appVersion, locale: locale, push: push, motion: motion,
+            canPrompt: canPrompt)
     }
 
     /// The full state this report sets, given the state before it (for the fields that

@@ -21,6 +21,7 @@ public struct RepeatCriterion: Sendable {
     public let push: PushAddress?
     public let platform: String?
     public let appVersion: String?
+    public let canPrompt: [PromptablePermission]
 
     /// The criterion of a record that a report was just applied to; nil when there is none (no
     /// history yet) or when its known registers disagree with the current permissions (then
@@ -37,6 +38,7 @@ public struct RepeatCriterion: Sendable {
         push = record.device.push
         platform = record.platform
         appVersion = record.appVersion
+        canPrompt = record.device.canPrompt
     }
 
     /// Whether `report` only repeats what this criterion holds.
@@ -47,6 +49,7 @@ public struct RepeatCriterion: Sendable {
         if let newLocale = report.locale, newLocale != locale { return false }
         if let newPlatform = report.platform, newPlatform != platform { return false }
         if let newVersion = report.appVersion, newVersion != appVersion { return false }
+        if let newCanPrompt = report.canPrompt, newCanPrompt != canPrompt { return false }
         switch report.push {
         case .unchanged: return true
         case .forget: return push == nil

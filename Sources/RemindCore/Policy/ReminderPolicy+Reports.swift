@@ -49,8 +49,9 @@ extension ReminderPolicy {
         if let platform = report.platform { record.platform = platform }
         if let appVersion = report.appVersion { record.appVersion = appVersion }
         let deviceBefore = record.device
-        record.device.apply(locale: report.locale, push: report.push)
-        // A new push address or locale changes no history, but must be as durable as one.
+        record.device.apply(locale: report.locale, push: report.push, canPrompt: report.canPrompt)
+        // A new push address, locale or `canPrompt` changes no history, but must be as durable
+        // as one.
         let deviceChanged = record.device != deviceBefore
 
         // Ties go to the report received later, as in the fold.
