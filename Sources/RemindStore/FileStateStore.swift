@@ -147,7 +147,7 @@ public actor FileStateStore: PartitionableStore {
 
     /// Hands the user to the next waiter, or frees it.
     func unlockUser(_ userID: UserID) {
-        _ = locks.unlock(userID)
+        locks.unlock(userID)
     }
 
     /// The user's record: from memory, else from their file. An unreadable file is

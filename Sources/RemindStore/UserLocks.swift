@@ -23,15 +23,13 @@ struct UserLocks {
         waiters[userID, default: []].append(continuation)
     }
 
-    /// Hands the user to the next waiter, or frees it; true when freed.
-    @discardableResult
-    mutating func unlock(_ userID: UserID) -> Bool {
+    /// Hands the user to the next waiter, or frees it.
+    mutating func unlock(_ userID: UserID) {
         if let next = waiters[userID]?.popFirst() {
             if waiters[userID]?.isEmpty == true { waiters[userID] = nil }
             next.resume()
-            return false
+            return
         }
         held.remove(userID)
-        return true
     }
 }
