@@ -33,15 +33,31 @@ public struct StatusTemplate: Sendable {
 
     /// The status with these three values.
     public func render(observedAt observed: Date, reportCount count: Int, lastReportAt last: Date) -> [UInt8] {
+        splice(observed, count, last, closing: nil)
+    }
+
+    /// The answer to a repeat: the status with these three values and no ask
+    /// (`ReportAnswerBody`), in one pass.
+    public func renderAnswer(observedAt observed: Date, reportCount count: Int, lastReportAt last: Date) -> [UInt8] {
+        splice(observed, count, last, closing: ReportAnswerBody.noAskClosing)
+    }
+
+    /// The bytes with the three values in, and `closing` in place of the final brace.
+    private func splice(_ observed: Date, _ count: Int, _ last: Date, closing: [UInt8]?) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 8)
+        out.reserveCapacity(bytes.count + 8 + (closing?.count ?? 0))
         out.append(contentsOf: bytes[..<Int(observedAtRange.lowerBound)])
         out.append(contentsOf: RFC3339.format(observed).utf8)
         out.append(contentsOf: bytes[Int(observedAtRange.upperBound)..<Int(reportCountRange.lowerBound)])
         out.append(contentsOf: String(count).utf8)
         out.append(contentsOf: bytes[Int(reportCountRange.upperBound)..<Int(lastReportAtRange.lowerBound)])
         out.append(contentsOf: RFC3339.format(last).utf8)
-        out.append(contentsOf: bytes[Int(lastReportAtRange.upperBound)...])
+        if let closing {
+            out.append(contentsOf: bytes[Int(lastReportAtRange.upperBound)..<(bytes.count - 1)])
+            out.append(contentsOf: closing)
+        } else {
+            out.append(contentsOf: bytes[Int(lastReportAtRange.upperBound)...])
+        }
         return out
     }
 

@@ -20,6 +20,7 @@ extension DaemonConfiguration {
             "experiment": experiment.json,
             "storage": storage.json,
             "console": console.json,
+            "inApp": inApp.json,
         ])
     }
 }

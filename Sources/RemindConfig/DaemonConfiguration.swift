@@ -24,6 +24,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var storage = StorageConfiguration()
     /// The web console at `/ui/`.
     public var console = ConsoleConfiguration()
+    /// When answers to reports carry an ask (docs/in-app.md).
+    public var inApp = InAppConfiguration()
 
     public init(
         notification: LocationNotificationConfiguration = .init(),
@@ -106,9 +108,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let section = try reader.strictObject("console") {
             console = try ConsoleConfiguration(object: section)
         }
+        if let section = try reader.strictObject("inApp") {
+            inApp = try InAppConfiguration(object: section, path: "inApp")
+        }
         try reader.rejectUnknownKeys(
             context:
-                "(notification, stateDirectory, listen, schedule, heartbeat, history, sinks, services, experiment, storage, console)"
+                "(notification, stateDirectory, listen, schedule, heartbeat, history, sinks, services, experiment, storage, console, inApp)"
         )
     }
 
@@ -123,7 +128,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
             heartbeatIntervalSeconds: heartbeat.intervalSeconds,
             historyMaxEntries: history.maxEntries,
             services: services,
-            experiment: experiment
+            experiment: experiment,
+            inApp: inApp
         )
     }
 

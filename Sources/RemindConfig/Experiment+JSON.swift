@@ -52,7 +52,7 @@ extension Experiment {
             let copy = try CopySet(reading: &variantReader)
             try variantReader.rejectUnknownKeys(
                 context:
-                    "for a variant (name, weight, notificationTitle, notificationDescription, byReason, localizations)")
+                    "for a variant (name, weight, \(CopySet.keyNames), byReason, localizations, platforms)")
             variants.append(Variant(name: name, weight: weight, copy: copy))
         }
         if let value = reader.value("allocation") {

@@ -176,6 +176,13 @@ public final class DaemonRuntime: Sendable {
         return outcome
     }
 
+    /// Records engagement events the app reported (`UserStore.recordEvents`): how many were
+    /// new. The user's record changes, so no repeat of theirs is answered from the old one.
+    func recordEvents(_ events: [EngagementEvent], for userID: UserID) async throws -> Int {
+        guard let repeats else { return try await store.recordEvents(events, for: userID) }
+        return try await repeats.changing(userID) { try await store.recordEvents(events, for: userID) }
+    }
+
     /// A page of users (`UserStore.users(after:limit:)`) with every report answered so far in.
     func users(after: UserID?, limit: Int) async throws -> [UserRecord] {
         try await repeats?.flush(into: store)

@@ -37,7 +37,8 @@ enum HTTPResponses {
 
     static func badRequestProblem(_ error: ValidationError) -> Problem {
         Problem(
-            status: 400, title: "Invalid request",
+            status: error.status,
+            title: error.status == 422 ? "Unprocessable request" : error.status == 404 ? "Not found" : "Invalid request",
             detail: error.field.isEmpty ? error.reason : "\(error.field) \(error.reason)",
             field: error.field.isEmpty ? nil : error.field)
     }

@@ -56,7 +56,8 @@ public final class RepeatCache: Sendable {
             .map(StatusTemplate.init)
         let row = template.map { template in
             RepeatCacheShard.Row(
-                answering: RepeatCriterion(record).map { ($0, template) }, observedAt: template.observedAt,
+                answering: RepeatCriterion(record, askDueAt: policy.nextAskAt(record)).map { ($0, template) },
+                observedAt: template.observedAt,
                 reportCount: record.reportCount, lastReportAt: record.lastReportAt)
         }
         shard(userID).state.withLock { $0.end(userID, .stored(row)) }

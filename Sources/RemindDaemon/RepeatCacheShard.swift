@@ -54,11 +54,11 @@ struct RepeatCacheShard {
     var count: Int { rows.count }
 
     /// Answers `report` from memory when it only repeats the user's state: notes it as
-    /// pending and returns the encoded status. Nil when it does not (or the user has no row, or
+    /// pending and returns the encoded answer (the status, no ask). Nil when it does not (or the user has no row, or
     /// a change in progress): the report takes the full path.
     mutating func answer(_ report: PermissionReport, of userID: UserID, receivedAt: Date) -> [UInt8]? {
         guard let index = rows.index(forKey: userID), let answering = rows.values[index].answering,
-            answering.criterion.isRepeat(report), owned.isEmpty || owned[userID] == nil
+            answering.criterion.isRepeat(report, receivedAt: receivedAt), owned.isEmpty || owned[userID] == nil
         else { return nil }
         if rows.values[index].pending.isEmpty { pendingUsers.append(userID) }
         // In place: the row's arrays are not copied.
@@ -67,7 +67,7 @@ struct RepeatCacheShard {
         rows.values[index].lastReportAt = max(rows.values[index].lastReportAt, receivedAt.millisecondPrecision)
         if report.observedAt > rows.values[index].observedAt { rows.values[index].observedAt = report.observedAt }
         let row = rows.values[index]
-        return answering.template.render(
+        return answering.template.renderAnswer(
             observedAt: row.observedAt, reportCount: row.reportCount, lastReportAt: row.lastReportAt)
     }
 

@@ -41,6 +41,38 @@ struct ReportRoutes {
     func register(on routes: ScopedRoutes) {
         routes.report.post("/v1/users/:userID/reports", use: postReport)
         routes.report.post("/v1/reports", use: postBulkReports)
+        routes.report.post("/v1/users/:userID/events", use: postEvents)
+    }
+
+    /// `POST /v1/users/{userID}/events`: `{"events":[{"type","id","at"}]}`, at most 100,
+    /// idempotent per (type, id); answers `{"accepted":N}`, the events that were new. Refused
+    /// whole with 422 naming `events[i].…` (nothing stored), 404 for an unknown user.
+    @Sendable func postEvents(_ request: Request, context: Context) async throws -> Response {
+        let userID = try UserID(pathSegment: context.parameters.require("userID"))
+        let body = try await LimitedBody.collect(request)
+        let receivedAt = runtime.wallClock()
+        let events: [EngagementEvent]
+        do throws(ValidationError) {
+            let object = try PermissionReport.object(json: body.readableBytesView)
+            guard case .array(let values)? = object["events"] else {
+                throw ValidationError(field: "events", reason: "is required: an array of events", status: 422)
+            }
+            events = try EngagementEvent.list(values, field: "events", receivedAt: receivedAt)
+        } catch {
+            return HTTPResponses.badRequest(error)
+        }
+        let accepted: Int
+        do {
+            accepted = try await runtime.recordEvents(events, for: userID)
+        } catch {
+            // A refusal (ValidationError) is answered with its status as a report's is.
+            return HTTPResponses.answer(reports.answer(storeError: error))
+        }
+        return HTTPResponses.json { writer in
+            writer.beginObject()
+            writer.member("accepted", accepted)
+            writer.endObject()
+        }
     }
 
     @Sendable func postReport(_ request: Request, context: Context) async throws -> Response {
@@ -75,14 +107,14 @@ struct ReportRoutes {
 
 extension ReportRoutes {
     /// Stores a decoded report (``ReportStorage``), counts and logs what it did, and returns
-    /// the user's encoded status (nil if the stored user has none): the store step of
+    /// the encoded answer (nil if the stored user has no status): the store step of
     /// ``ReportEndpoint``. Throws what the store throws (a failed write changes nothing).
     static func store(
         _ report: PermissionReport, for userID: UserID, receivedAt: Date, runtime: DaemonRuntime
     ) async throws -> [UInt8]? {
         let stored = try await runtime.reportStorage.store(report, for: userID, receivedAt: receivedAt)
         note(stored.outcome, userID: userID, runtime: runtime)
-        return stored.status
+        return stored.answer
     }
 
     /// Stores a batch of decoded reports (``ReportStorage``: one batch of the store, durable
@@ -95,7 +127,7 @@ extension ReportRoutes {
             index, result in
             result.map { stored in
                 note(stored.outcome, userID: reports[index].userID, runtime: runtime)
-                return stored.status
+                return stored.answer
             }
         }
     }

@@ -7,11 +7,19 @@ import RemindStore
 /// the ``RepeatCache`` answered folded in first, and the status it leaves rendered once — the
 /// answer, and what answers the user's next repeats.
 struct ReportStorage: Sendable {
-    /// A stored report: what the policy decided, and the user's encoded status (nil when the
-    /// stored user has none).
+    /// A stored report: what the policy decided, and the encoded answer: the user's status
+    /// with the ask (`ReportAnswerBody`; nil when the stored user has no status).
     struct Stored: Sendable {
         var outcome: ReportOutcome
-        var status: [UInt8]?
+        var answer: [UInt8]?
+
+        init(outcome: ReportOutcome, status: [UInt8]?, policy: ReminderPolicy) {
+            self.outcome = outcome
+            answer = status.map { status in
+                ReportAnswerBody.bytes(
+                    status: status, ask: outcome.ask.map { AskAnswer($0, of: outcome.record, policy: policy) })
+            }
+        }
     }
 
     let store: any UserStore
@@ -33,7 +41,7 @@ struct ReportStorage: Sendable {
             if let repeats { repeats.end(userID, record: record, policy: policy) } else {
                 self.status(record, policy: policy)
             }
-        return Stored(outcome: stored.outcome, status: status)
+        return Stored(outcome: stored.outcome, status: status, policy: policy)
     }
 
     /// Stores a batch of decoded reports (`storeReports`: one batch of the store, durable
@@ -81,7 +89,7 @@ struct ReportStorage: Sendable {
                 } else {
                     status = self.status(record, policy: policy)
                 }
-                answers.append(.success(Stored(outcome: stored.outcome, status: status)))
+                answers.append(.success(Stored(outcome: stored.outcome, status: status, policy: policy)))
             case .failure(let error):
                 // The repeats went into the user's first change: given back if it was refused.
                 if first[userID] == index { refusedFirst.insert(userID) }

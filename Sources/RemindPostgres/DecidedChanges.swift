@@ -62,7 +62,8 @@ final class DecidedChanges: Sendable {
                 let record = records[update.userID] ?? current(update.userID)
                 if records[update.userID] == nil { state.before[update.userID] = .some(record) }
                 let outcome = decide(update, record)
-                records[update.userID] = outcome.record
+                // A refused change leaves the record as it was for the user's next change.
+                if outcome.refusal == nil { records[update.userID] = outcome.record }
                 state.outcomes[position] = outcome
                 outcomes.append(outcome)
             }

@@ -111,7 +111,7 @@ extension PostgresStateStore {
             var records: [UserID: UserRecord] = [:]
             var events: [OutboxEvent] = []
             var closed: [EpisodeOutcome] = []
-            for (update, outcome) in zip(batch, outcomes) {
+            for (update, outcome) in zip(batch, outcomes) where outcome.refusal == nil {
                 records[update.userID] = outcome.record
                 events += outcome.events.map(OutboxEvent.init)
                 closed += outcome.outcomes

@@ -19,9 +19,15 @@ extension FileStateStore {
             var encoded: [Int: [UInt8]] = [:]
             var events: [OutboxEvent] = []
             var closed: [EpisodeOutcome] = []
+            var refused = Set<Int>()
             for change in changes {
                 let before = current[change.userID]
                 var outcome = change.change(before, policy)
+                guard outcome.refusal == nil else {
+                    refused.insert(outcomes.count)
+                    outcomes.append(outcome)
+                    continue
+                }
                 let changeEvents = outcome.events.map(OutboxEvent.init)
                 if outcome.changed || before == nil {
                     let (line, json) = logLine(
@@ -36,7 +42,9 @@ extension FileStateStore {
             }
             let install = {
                 // In the batch's order: a user's last change is what stays in memory.
-                for (index, outcome) in outcomes.enumerated() { self.install(outcome.record, encoded: encoded[index]) }
+                for (index, outcome) in outcomes.enumerated() where !refused.contains(index) {
+                    self.install(outcome.record, encoded: encoded[index])
+                }
                 self.enqueue(events)
                 self.recordOutcomes(closed)
             }

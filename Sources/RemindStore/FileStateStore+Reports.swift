@@ -15,6 +15,7 @@ extension FileStateStore {
         try await withUser(userID) {
             let current = try await load(userID)
             var outcome = change(current, policy)
+            guard outcome.refusal == nil else { return StoredReport(outcome: outcome) }
             let events = outcome.events.map(OutboxEvent.init)
             if outcome.changed || current == nil {
                 let (line, json) = logLine(

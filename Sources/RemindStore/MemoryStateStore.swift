@@ -45,6 +45,7 @@ public actor MemoryStateStore: PartitionableStore {
         _ userID: UserID, _ change: @escaping @Sendable (UserRecord?, ReminderPolicy) -> ReportOutcome
     ) -> StoredReport {
         let outcome = change(records[userID], policy)
+        guard outcome.refusal == nil else { return StoredReport(outcome: outcome) }
         install(outcome.record, events: outcome.events.map(OutboxEvent.init))
         keepOutcomes(outcome.outcomes)
         return StoredReport(outcome: outcome)

@@ -15,8 +15,20 @@ extension UserStore {
         let used = UsedPolicy()
         var stored = try await update(
             userID, Self.reportChange(report, for: userID, receivedAt: receivedAt, after: repeats, used: used))
+        if let refusal = stored.outcome.refusal { throw refusal }
         stored.policy = used.policy
         return stored
+    }
+
+    /// Records engagement events the app reported for a user (`ReminderPolicy.applyEvents`):
+    /// returns how many were new, once they are durable. Throws the refusal (nothing stored)
+    /// when one names what the user never got, or the user is unknown.
+    public func recordEvents(_ events: [EngagementEvent], for userID: UserID) async throws -> Int {
+        let stored = try await update(userID) { record, policy in
+            policy.applyEvents(events, to: record, userID: userID)
+        }
+        if let refusal = stored.outcome.refusal { throw refusal }
+        return stored.outcome.acceptedEvents
     }
 
     /// Stores validated reports as one batch (`update(batch:)`): each exactly as `storeReport`
@@ -28,19 +40,24 @@ extension UserStore {
         after repeats: [UserID: PendingRepeats] = [:]
     ) async throws -> [Result<StoredReport, any Error>] {
         let used = UsedPolicy()
-        var folded = Set<UserID>()
+        // A user's repeats go into their first change the store takes: one refused whole
+        // (`ReportOutcome.refusal`) stores nothing, so the next one takes them.
+        let folded = Mutex(Set<UserID>())
         let changes = reports.map { report, userID in
-            UserChange(
-                userID,
-                Self.reportChange(
-                    report, for: userID, receivedAt: receivedAt,
-                    after: folded.insert(userID).inserted ? repeats[userID] : nil, used: used))
+            UserChange(userID) { record, policy in
+                let pending = folded.withLock { $0.contains(userID) } ? nil : repeats[userID]
+                let outcome = Self.reportChange(
+                    report, for: userID, receivedAt: receivedAt, after: pending, used: used)(record, policy)
+                if outcome.refusal == nil { folded.withLock { _ = $0.insert(userID) } }
+                return outcome
+            }
         }
         return try await update(batch: changes).map { result in
-            result.map { stored in
+            result.flatMap { stored in
+                if let refusal = stored.outcome.refusal { return .failure(refusal) }
                 var stored = stored
                 stored.policy = used.policy
-                return stored
+                return .success(stored)
             }
         }
     }

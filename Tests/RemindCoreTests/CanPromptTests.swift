@@ -47,7 +47,7 @@ struct CanPromptTests {
         let same = try report(#"{"location":"whileInUse","canPrompt":["notifications","location"]}"#, at: 10)
         let silent = try report(#"{"location":"whileInUse"}"#, at: 10)
         let fewer = try report(#"{"location":"whileInUse","canPrompt":["notifications"]}"#, at: 10)
-        #expect(criterion.isRepeat(same) && criterion.isRepeat(silent) && !criterion.isRepeat(fewer))
+        #expect(criterion.isRepeat(same, receivedAt: same.observedAt) && criterion.isRepeat(silent, receivedAt: silent.observedAt) && !criterion.isRepeat(fewer, receivedAt: fewer.observedAt))
         let kept = policy.apply(silent, to: record, userID: userID, receivedAt: start.addingTimeInterval(10))
         #expect(!kept.changed && kept.record.device.canPrompt == [.location, .notifications])
         let changed = policy.apply(fewer, to: record, userID: userID, receivedAt: start.addingTimeInterval(10))

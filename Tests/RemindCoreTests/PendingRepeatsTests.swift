@@ -49,7 +49,7 @@ struct PendingRepeatsTests {
         var rng = SplitMix64(seed: seed ^ 0xABCD)
         for _ in 0..<rng.int(1...40) {
             let report = candidate(applied, using: &rng)
-            guard basis.isRepeat(report) else { continue }
+            guard basis.isRepeat(report, receivedAt: report.observedAt) else { continue }
             receivedAt = receivedAt.adding(milliseconds: rng.int64(0...5_000))
             let outcome = policy.apply(report, to: applied, userID: userID, receivedAt: receivedAt)
             #expect(!outcome.changed && outcome.events.isEmpty && outcome.transitions.isEmpty)
@@ -76,7 +76,7 @@ struct PendingRepeatsTests {
         let split = rng.int(0...20)
         for index in 0..<rng.int(1...40) {
             let report = candidate(base, using: &rng)
-            guard basis.isRepeat(report) else { continue }
+            guard basis.isRepeat(report, receivedAt: report.observedAt) else { continue }
             receivedAt = receivedAt.adding(milliseconds: rng.int64(0...5_000))
             all.add(report, receivedAt: receivedAt)
             if index < split { prefix.add(report, receivedAt: receivedAt) }
@@ -122,7 +122,7 @@ struct PendingRepeatsTests {
         for _ in 0..<20 {
             let report = candidate(record, using: &rng)
             let outcome = policy.apply(report, to: record, userID: userID, receivedAt: receivedAt)
-            if basis.isRepeat(report) {
+            if basis.isRepeat(report, receivedAt: report.observedAt) {
                 #expect(!outcome.changed && outcome.record.history.count == record.history.count)
                 #expect(outcome.record.permissions == record.permissions)
                 #expect(outcome.record.episodes == record.episodes)
@@ -139,21 +139,21 @@ struct PendingRepeatsTests {
         let basis = try #require(RepeatCriterion(record))
         var same = first
         same.observedAt = start.addingTimeInterval(60)
-        #expect(basis.isRepeat(same))
+        #expect(basis.isRepeat(same, receivedAt: same.observedAt))
         var older = same
         older.observedAt = start.addingTimeInterval(-1)
-        #expect(!basis.isRepeat(older))
+        #expect(!basis.isRepeat(older, receivedAt: older.observedAt))
         var changed = same
         changed.location = .always
-        #expect(!basis.isRepeat(changed))
+        #expect(!basis.isRepeat(changed, receivedAt: changed.observedAt))
         var locale = same
         locale.locale = "fr-FR"
-        #expect(!basis.isRepeat(locale))
+        #expect(!basis.isRepeat(locale, receivedAt: locale.observedAt))
         var push = same
         push.push = .set(
             try PushAddress(reportObject: [
                 "service": .string("apns"), "token": .string(String(repeating: "ab", count: 32)),
             ]))
-        #expect(!basis.isRepeat(push))
+        #expect(!basis.isRepeat(push, receivedAt: push.observedAt))
     }
 }

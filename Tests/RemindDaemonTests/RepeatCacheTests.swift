@@ -44,7 +44,7 @@ struct RepeatCacheTests {
     @Test func aChangeInProgressTakesEveryReportTheFullWay() async throws {
         let (store, cache, storage) = setUp()
         let first = try await storage.store(report(at: 0), for: userID, receivedAt: start)
-        #expect(try reportCount(first.status) == 1)
+        #expect(try reportCount(first.answer) == 1)
         #expect(try reportCount(repeated(cache, at: 1)) == 2)
         let taken = try #require(cache.begin(userID))
         #expect(taken.repeats.count == 1 && taken.reportCount == 2)
@@ -130,7 +130,7 @@ struct RepeatCacheTests {
         again.observedAt = start.addingTimeInterval(2)
         #expect(cache.answer(again, of: userID, receivedAt: start.addingTimeInterval(2)) == nil)
         let stored = try await storage.store(again, for: userID, receivedAt: start.addingTimeInterval(2))
-        #expect(String(decoding: try #require(stored.status), as: UTF8.self).contains(#""reachable":false"#))
-        #expect(try reportCount(stored.status) == 3)
+        #expect(String(decoding: try #require(stored.answer), as: UTF8.self).contains(#""reachable":false"#))
+        #expect(try reportCount(stored.answer) == 3)
     }
 }

@@ -61,7 +61,7 @@ struct RepeatPathTests {
             }
             let stored = try await ReportStorage(store: store, repeats: cache).store(
                 report, for: userID, receivedAt: receivedAt)
-            return Answer(outcome: stored.outcome, status: stored.status)
+            return Answer(outcome: stored.outcome, status: stored.answer)
         }
 
         /// The store's service's checkpoint: the repeats handed over first.
@@ -95,9 +95,10 @@ struct RepeatPathTests {
 
     func status(_ daemon: Daemon, _ userID: UserID) async throws -> [UInt8]? {
         guard let record = try await daemon.record(userID) else { return nil }
+        // As a report's answer carries it: with no ask (`inApp` is off here).
         return UserStatus(
-            record: record, policy: await daemon.store.policy, daemonStartedAt: daemon.store.daemonStartedAt)?
-            .jsonBytes
+            record: record, policy: await daemon.store.policy, daemonStartedAt: daemon.store.daemonStartedAt)
+            .map { ReportAnswerBody.bytes(status: $0.jsonBytes, ask: nil) }
     }
 
     func logBytes(_ directory: String) throws -> Int {

@@ -90,7 +90,7 @@ struct ChangeLogTests {
         for offset in 1...5 {
             let at = start + .seconds(600 + 10 * offset)
             let repeated = PermissionReport(location: .whileInUse, notifications: .authorized, observedAt: at)
-            #expect(RepeatCriterion(try #require(try await store.record(userID)))?.isRepeat(repeated) == true)
+            #expect(RepeatCriterion(try #require(try await store.record(userID)))?.isRepeat(repeated, receivedAt: at) == true)
             repeats.add(repeated, receivedAt: at)
         }
         _ = try await store.storeReport(report(11), for: userID, receivedAt: start + .seconds(660), after: repeats)

@@ -18,6 +18,10 @@ public struct LocationNotificationConfiguration: Sendable, Equatable {
     public var remindFor: PermissionErrorSet
     public var byReason: [PermissionErrorType: CopySet.Texts]
     public var localizations: [String: CopySet.Localization]
+    /// The in-app texts of the `default` set (`inAppTitle`, `inAppBody`, `inAppButton`; absent
+    /// ones fall back, docs/in-app.md) and its per-platform sets.
+    public var inAppTexts = CopySet.Texts()
+    public var platforms: [CopyPlatform: CopySet] = [:]
     /// When a due reminder goes out: at its due time, or in the user's active hour.
     public var sendTime: SendTime
 
@@ -59,6 +63,8 @@ public struct LocationNotificationConfiguration: Sendable, Equatable {
         try copy.readExtras(&reader)
         byReason = copy.byReason
         localizations = copy.localizations
+        inAppTexts = copy.texts
+        platforms = copy.platforms
         if let value = reader.value("sendTime") {
             sendTime = try SendTime(json: value, path: reader.fieldPath("sendTime"))
         }
@@ -68,9 +74,10 @@ public struct LocationNotificationConfiguration: Sendable, Equatable {
 
     /// The `default` variant's copy set.
     public var copy: CopySet {
-        CopySet(
-            notificationTitle: notificationTitle, notificationDescription: notificationDescription,
-            byReason: byReason, localizations: localizations)
+        var texts = inAppTexts
+        texts.notificationTitle = notificationTitle
+        texts.notificationDescription = notificationDescription
+        return CopySet(texts: texts, byReason: byReason, localizations: localizations, platforms: platforms)
     }
 
     private static func remindFor(_ names: [JSONValue], path: String) throws(ValidationError) -> PermissionErrorSet {
@@ -112,16 +119,21 @@ public struct LocationNotificationConfiguration: Sendable, Equatable {
     }
 
     public var json: JSONValue {
-        .object([
-            "showRecurringNotification": .bool(showRecurringNotification),
-            "notificationTriggerDelay": .int(notificationTriggerDelay),
-            "notificationTitle": .string(notificationTitle),
-            "notificationDescription": .string(notificationDescription),
-            "remindFor": .array(remindFor.members.map { .string($0.rawValue) }),
-            "byReason": CopySet.json(byReason),
-            "localizations": CopySet.json(localizations),
-            "sendTime": sendTime.json,
-        ])
+        var members: [(key: String, value: JSONValue)] = [
+            ("showRecurringNotification", .bool(showRecurringNotification)),
+            ("notificationTriggerDelay", .int(notificationTriggerDelay)),
+            ("notificationTitle", .string(notificationTitle)),
+            ("notificationDescription", .string(notificationDescription)),
+        ]
+        members += copy.inAppMembers
+        members += [
+            ("remindFor", .array(remindFor.members.map { .string($0.rawValue) })),
+            ("byReason", CopySet.json(byReason)),
+            ("localizations", CopySet.json(localizations)),
+        ]
+        if !platforms.isEmpty { members.append(("platforms", CopySet.json(platforms))) }
+        members.append(("sendTime", sendTime.json))
+        return .object(JSONObject(members))
     }
 }
 

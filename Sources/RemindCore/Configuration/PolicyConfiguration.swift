@@ -24,6 +24,8 @@ public struct PolicyConfiguration: Sendable, Equatable {
     /// The hour of day most users are most active in, learned by the daemon: the send time of
     /// users with too few reports of their own (`notification.sendTime`).
     public var populationActiveHour: Int?
+    /// When answers carry an ask (docs/in-app.md).
+    public var inApp: InAppConfiguration
 
     public init(
         notification: LocationNotificationConfiguration = .init(),
@@ -36,8 +38,10 @@ public struct PolicyConfiguration: Sendable, Equatable {
         closedEpisodesKept: Int = 20,
         services: [ServiceDefinition] = [],
         experiment: Experiment = Experiment(),
-        populationActiveHour: Int? = nil
+        populationActiveHour: Int? = nil,
+        inApp: InAppConfiguration = InAppConfiguration()
     ) {
+        self.inApp = inApp
         self.populationActiveHour = populationActiveHour
         self.experiment = experiment
         self.services = services

@@ -1,20 +1,28 @@
-/// The copy set's keys in a configuration file: `notificationTitle`, `notificationDescription`,
-/// `byReason` (reason → the two texts) and `localizations` (BCP 47 tag → the two texts and a
-/// `byReason` of its own). Read strictly: an unknown key, a reason that can never be one, a
-/// malformed or repeated tag, or an empty title is an error naming its key path.
+/// The copy set's keys in a configuration file: the texts (`notificationTitle`,
+/// `notificationDescription`, `inAppTitle`, `inAppBody`, `inAppButton`), `byReason` (reason →
+/// texts), `localizations` (BCP 47 tag → texts and a `byReason` of its own) and `platforms`
+/// (`ios`, `android` → a copy set of its own, without `platforms`). Read strictly: an unknown
+/// key or platform, a reason that can never be one, a malformed or repeated tag, or an empty
+/// title or button is an error naming its key path.
 extension CopySet {
     /// Reads a whole copy set (an experiment variant's, say) from `object`; keys other than
     /// the copy set's are left for the caller to read or refuse.
     public init(reading reader: inout JSONObjectReader) throws(ValidationError) {
-        self.init(
-            notificationTitle: try Self.title(&reader),
-            notificationDescription: try reader.string("notificationDescription"))
+        self.init(texts: try Self.texts(&reader))
         try readExtras(&reader)
     }
 
-    /// Reads `byReason` and `localizations` (the texts being read by the caller, which may
-    /// default them).
+    /// Reads the in-app texts, `byReason`, `localizations` and `platforms` (the notification's
+    /// texts being read by the caller, which may default them).
     public mutating func readExtras(_ reader: inout JSONObjectReader) throws(ValidationError) {
+        try readExtras(&reader, platforms: true)
+    }
+
+    private mutating func readExtras(_ reader: inout JSONObjectReader, platforms allowed: Bool) throws(ValidationError)
+    {
+        for key in [Key.inAppTitle, .inAppBody, .inAppButton] {
+            texts[key] = try Self.text(key, &reader)
+        }
         if let object = try reader.object("byReason") {
             byReason = try Self.byReason(object, path: reader.fieldPath("byReason"))
         }
@@ -36,18 +44,42 @@ extension CopySet {
                 }
                 try Self.rejectDuplicates(texts, path: tagPath)
                 var textReader = JSONObjectReader(texts, path: tagPath)
-                var localization = Localization(
-                    notificationTitle: try Self.title(&textReader),
-                    notificationDescription: try textReader.string("notificationDescription"))
+                var localization = Localization(texts: try Self.texts(&textReader))
                 if let object = try textReader.object("byReason") {
                     localization.byReason = try Self.byReason(object, path: textReader.fieldPath("byReason"))
                 }
-                try Self.rejectUnknown(textReader, "notificationTitle, notificationDescription, byReason")
+                try Self.rejectUnknown(textReader, Self.keyNames + ", byReason")
                 localizations[tag] = localization
             }
             self.localizations = localizations
         }
+        guard allowed, let object = try reader.object("platforms") else { return }
+        let path = reader.fieldPath("platforms")
+        try Self.rejectDuplicates(object, path: path)
+        for (name, value) in object.members {
+            let platformPath = "\(path).\(name)"
+            guard let platform = CopyPlatform(rawValue: name) else {
+                throw ValidationError(
+                    field: platformPath,
+                    reason:
+                        "is not a platform (\(CopyPlatform.allCases.map(\.rawValue).joined(separator: ", ")): the first word of a report's platform, lowercase)"
+                )
+            }
+            guard case .object(let platformObject) = value else {
+                throw ValidationError(field: platformPath, reason: "must be an object, got \(value.typeName)")
+            }
+            try Self.rejectDuplicates(platformObject, path: platformPath)
+            var platformReader = JSONObjectReader(platformObject, path: platformPath)
+            var set = CopySet(texts: Texts(notificationTitle: try Self.text(.notificationTitle, &platformReader)))
+            set.texts[.notificationDescription] = try Self.text(.notificationDescription, &platformReader)
+            try set.readExtras(&platformReader, platforms: false)
+            try Self.rejectUnknown(platformReader, Self.keyNames + ", byReason, localizations")
+            platforms[platform] = set
+        }
     }
+
+    /// The copy keys, for messages naming what is known.
+    public static let keyNames = Key.allCases.map(\.rawValue).joined(separator: ", ")
 
     private static func byReason(
         _ object: JSONObject, path: String
@@ -72,20 +104,25 @@ extension CopySet {
             }
             try rejectDuplicates(texts, path: reasonPath)
             var reader = JSONObjectReader(texts, path: reasonPath)
-            result[reason] = Texts(
-                notificationTitle: try title(&reader),
-                notificationDescription: try reader.string("notificationDescription"))
-            try rejectUnknown(reader, "notificationTitle, notificationDescription")
+            result[reason] = try Self.texts(&reader)
+            try rejectUnknown(reader, keyNames)
         }
         return result
     }
 
-    private static func title(_ reader: inout JSONObjectReader) throws(ValidationError) -> String? {
-        let title = try reader.string("notificationTitle")
-        if let title, title.isBlank {
-            throw ValidationError(field: reader.fieldPath("notificationTitle"), reason: "must not be empty")
+    /// Every copy key of one level.
+    private static func texts(_ reader: inout JSONObjectReader) throws(ValidationError) -> Texts {
+        var texts = Texts()
+        for key in Key.allCases { texts[key] = try text(key, &reader) }
+        return texts
+    }
+
+    private static func text(_ key: Key, _ reader: inout JSONObjectReader) throws(ValidationError) -> String? {
+        let text = try reader.string(key.rawValue)
+        if key.mustNotBeBlank, let text, text.isBlank {
+            throw ValidationError(field: reader.fieldPath(key.rawValue), reason: "must not be empty")
         }
-        return title
+        return text
     }
 
     private static func rejectUnknown(_ reader: JSONObjectReader, _ known: String) throws(ValidationError) {
@@ -118,31 +155,35 @@ extension CopySet {
         .object(
             JSONObject(
                 localizations.sorted { $0.key < $1.key }.map { tag, localization in
-                    var members = Texts(
-                        notificationTitle: localization.notificationTitle,
-                        notificationDescription: localization.notificationDescription
-                    ).members
+                    var members = localization.texts.members
                     if !localization.byReason.isEmpty { members.append(("byReason", json(localization.byReason))) }
                     return (tag, .object(JSONObject(members)))
                 }))
     }
 
+    /// `platforms` as the effective configuration shows it, names sorted.
+    public static func json(_ platforms: [CopyPlatform: CopySet]) -> JSONValue {
+        .object(JSONObject(platforms.sorted { $0.key < $1.key }.map { ($0.key.rawValue, $0.value.json) }))
+    }
+
+    /// The in-app texts that are set, as members of an object.
+    public var inAppMembers: [(key: String, value: JSONValue)] {
+        [Key.inAppTitle, .inAppBody, .inAppButton].compactMap { key in texts[key].map { (key.rawValue, .string($0)) } }
+    }
+
     /// The whole set, as a variant would show it.
     public var json: JSONValue {
-        var members = Texts(notificationTitle: notificationTitle, notificationDescription: notificationDescription)
-            .members
+        var members = texts.members
         members.append(("byReason", Self.json(byReason)))
         members.append(("localizations", Self.json(localizations)))
+        if !platforms.isEmpty { members.append(("platforms", Self.json(platforms))) }
         return .object(JSONObject(members))
     }
 }
 
 extension CopySet.Texts {
     fileprivate var members: [(key: String, value: JSONValue)] {
-        var members: [(key: String, value: JSONValue)] = []
-        if let notificationTitle { members.append(("notificationTitle", .string(notificationTitle))) }
-        if let notificationDescription { members.append(("notificationDescription", .string(notificationDescription))) }
-        return members
+        CopySet.Key.allCases.compactMap { key in self[key].map { (key.rawValue, .string($0)) } }
     }
 
     var json: JSONValue { .object(JSONObject(members)) }

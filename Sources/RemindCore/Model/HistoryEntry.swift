@@ -92,8 +92,13 @@ public struct Delivery: Sendable, Equatable {
     /// Held out (the episode is in the experiment's holdout, docs/outcomes.md): recorded at its due
     /// time so the series goes on exactly as if sent, but nothing was emitted.
     public var heldOut: Bool
+    /// When the app reported the user opened it (`reminderOpened`); nil until then.
+    public var openedAt: Date?
 
-    public init(id: String, sequence: Int, dueAt: Date, deliveredAt: Date, heldOut: Bool = false) {
+    public init(
+        id: String, sequence: Int, dueAt: Date, deliveredAt: Date, heldOut: Bool = false, openedAt: Date? = nil
+    ) {
+        self.openedAt = openedAt
         self.id = id
         self.sequence = sequence
         self.dueAt = dueAt
@@ -120,12 +125,30 @@ public struct Episode: Sendable, Equatable {
     /// Its send-time arm (`notification.sendTime`), drawn when it opened; nil while send time
     /// is `due`.
     public var sendTime: SendTime.Arm?
+    /// What the state before it was (docs/outcomes.md "Always kept"); nil for episodes stored
+    /// before openings were kept.
+    public var opening: Opening?
+    /// The asks given in it (docs/in-app.md), oldest first.
+    public var asks: [Ask]
+
+    /// How an episode began.
+    public enum Opening: String, Sendable, CaseIterable {
+        /// The user's first report lacked Always access.
+        case first
+        /// The report before the opening one had Always access: the user lost it (iOS's "keep
+        /// Always?" prompt, a provisional Always never confirmed).
+        case downgrade
+        /// Any other: the user had been without it before, for a reason that did not remind.
+        case again
+    }
 
     public init(
         startedAt: Date, closedAt: Date? = nil, deliveries: [Delivery] = [], suppressedCount: Int = 0,
         isSuppressed: Bool = false, group: String = Experiment.defaultGroup, reason: PermissionErrorType? = nil,
-        sendTime: SendTime.Arm? = nil
+        sendTime: SendTime.Arm? = nil, opening: Opening? = nil, asks: [Ask] = []
     ) {
+        self.opening = opening
+        self.asks = asks
         self.sendTime = sendTime
         self.group = group
         self.reason = reason
@@ -141,4 +164,10 @@ public struct Episode: Sendable, Equatable {
     /// Reminders that reached the sinks; held-out ones are not among them.
     public var sent: [Delivery] { deliveries.filter { !$0.heldOut } }
     public var heldOutCount: Int { deliveries.count { $0.heldOut } }
+
+    /// Reminders the user opened (`reminderOpened`).
+    public var openedCount: Int { deliveries.count { $0.openedAt != nil } }
+    /// Asks the app reported shown, and accepted.
+    public var asksShown: Int { asks.count { $0.shownAt != nil } }
+    public var asksAccepted: Int { asks.count { $0.acceptedAt != nil } }
 }

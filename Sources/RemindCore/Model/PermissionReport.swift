@@ -27,6 +27,9 @@ public struct PermissionReport: Sendable, Equatable {
     /// The permissions whose system dialog the app can still show (nil: not reported, the
     /// stored list stays; `[]` clears it).
     public var canPrompt: [PromptablePermission]?
+    /// What the user did with earlier reminders and asks (docs/in-app.md), applied before the
+    /// report; empty when none were sent.
+    public var events: [EngagementEvent] = []
 
     public init(
         location: LocationAuthorization,
@@ -134,6 +137,13 @@ public struct PermissionReport: Sendable, Equatable {
         let canPrompt = try reader.array("canPrompt").map { values throws(ValidationError) in
             try PromptablePermission.list(values, field: "canPrompt")
         }
+        var events: [EngagementEvent] = []
+        switch reader.value("events") {
+        case nil, .null?: break
+        case .array(let values)?: events = try EngagementEvent.list(values, field: "events", receivedAt: receivedAt)
+        case let other?:
+            throw ValidationError(field: "events", reason: "must be an array, got \(other.typeName)", status: 422)
+        }
         // `null` is meaningful here (forget the address), so the member is read raw.
         var push = PushUpdate.unchanged
         switch object["push"] {
@@ -148,6 +158,7 @@ public struct PermissionReport: Sendable, Equatable {
             notifications: notifications, observedAt: observedAt, timeZone: timeZone,
             platform: platform, appVersion: appVersion, locale: locale, push: push, motion: motion,
             canPrompt: canPrompt)
+        self.events = events
     }
 
     /// The full state this report sets, given the state before it (for the fields that

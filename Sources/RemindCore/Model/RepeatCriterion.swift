@@ -22,11 +22,15 @@ public struct RepeatCriterion: Sendable {
     public let platform: String?
     public let appVersion: String?
     public let canPrompt: [PromptablePermission]
+    /// From when a report would get an ask (`ReminderPolicy.nextAskAt`): giving one is a
+    /// change, so a report received then is no repeat. Nil: none while the record stands.
+    public let askDueAt: Date?
 
     /// The criterion of a record that a report was just applied to; nil when there is none (no
     /// history yet) or when its known registers disagree with the current permissions (then
     /// an identical report would still reshape the newest entry).
-    public init?(_ record: UserRecord) {
+    public init?(_ record: UserRecord, askDueAt: Date? = nil) {
+        self.askDueAt = askDueAt
         guard let newest = record.history.first else { return nil }
         let permissions = newest.permissions
         if let known = record.knownNotifications, known.value != permissions.notifications { return nil }
@@ -41,11 +45,13 @@ public struct RepeatCriterion: Sendable {
         canPrompt = record.device.canPrompt
     }
 
-    /// Whether `report` only repeats what this criterion holds.
-    public func isRepeat(_ report: PermissionReport) -> Bool {
-        guard report.observedAt >= runStartedAt, report.permissions(after: permissions) == permissions else {
-            return false
-        }
+    /// Whether `report`, received at `receivedAt`, only repeats what this criterion holds.
+    /// A report carrying engagement events never does.
+    public func isRepeat(_ report: PermissionReport, receivedAt: Date) -> Bool {
+        guard report.observedAt >= runStartedAt, report.permissions(after: permissions) == permissions,
+            report.events.isEmpty
+        else { return false }
+        if let askDueAt, receivedAt >= askDueAt { return false }
         if let newLocale = report.locale, newLocale != locale { return false }
         if let newPlatform = report.platform, newPlatform != platform { return false }
         if let newVersion = report.appVersion, newVersion != appVersion { return false }

@@ -86,10 +86,17 @@ extension UserRecord {
             writer.member("group", episode.group)
             writer.member("reason", episode.reason?.rawValue)
             if let sendTime = episode.sendTime { writer.member("sendTime", sendTime.rawValue) }
+            if let opening = episode.opening { writer.member("opening", opening.rawValue) }
             writer.key("deliveries")
             writer.beginArray()
             for delivery in episode.deliveries { Self.write(delivery, to: &writer) }
             writer.endArray()
+            if !episode.asks.isEmpty {
+                writer.key("asks")
+                writer.beginArray()
+                for ask in episode.asks { Self.write(ask, to: &writer) }
+                writer.endArray()
+            }
             writer.endObject()
         }
         writer.endArray()
@@ -206,13 +213,22 @@ extension UserRecord {
                 }
                 deliveries.append(try Self.readDelivery(deliveryObject, path: deliveryPath))
             }
+            var asks: [Ask] = []
+            for (askIndex, askElement) in (try episode.array("asks") ?? []).enumerated() {
+                let askPath = "\(path).asks[\(askIndex)]"
+                guard case .object(let askObject) = askElement else {
+                    throw ValidationError(field: askPath, reason: "must be an object")
+                }
+                asks.append(try Self.readAsk(askObject, path: askPath))
+            }
             episodes.append(
                 Episode(
                     startedAt: startedAt, closedAt: closedAt, deliveries: deliveries,
                     suppressedCount: Int(suppressedCount), isSuppressed: suppressed,
                     group: try episode.string("group") ?? Experiment.defaultGroup,
                     reason: try episode.enumeration("reason", PermissionErrorType.self),
-                    sendTime: try episode.enumeration("sendTime", SendTime.Arm.self)))
+                    sendTime: try episode.enumeration("sendTime", SendTime.Arm.self),
+                    opening: try episode.enumeration("opening", Episode.Opening.self), asks: asks))
         }
         guard !history.isEmpty else {
             throw ValidationError(field: "history", reason: "must not be empty")

@@ -64,7 +64,38 @@ extension UserRecord {
         writer.member("dueAt", RFC3339.format(delivery.dueAt))
         writer.member("deliveredAt", RFC3339.format(delivery.deliveredAt))
         if delivery.heldOut { writer.member("heldOut", true) }
+        if let openedAt = delivery.openedAt { writer.member("openedAt", RFC3339.format(openedAt)) }
         writer.endObject()
+    }
+
+    /// An ask as the user file writes it: `{"id","number","givenAt","action","page","reason"}`
+    /// and the times the app reported, each only once set.
+    static func write(_ ask: Ask, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("id", ask.id)
+        writer.member("number", ask.number)
+        writer.member("givenAt", RFC3339.format(ask.givenAt))
+        writer.member("action", ask.action.rawValue)
+        if let page = ask.page { writer.member("page", page.rawValue) }
+        writer.member("reason", ask.reason.rawValue)
+        for (name, date) in [("shownAt", ask.shownAt), ("acceptedAt", ask.acceptedAt), ("dismissedAt", ask.dismissedAt)]
+        {
+            if let date { writer.member(name, RFC3339.format(date)) }
+        }
+        writer.endObject()
+    }
+
+    static func readAsk(_ object: JSONObject, path: String) throws(ValidationError) -> Ask {
+        var reader = JSONObjectReader(object, path: path)
+        guard let id = try reader.string("id"), let number = try reader.integer("number", in: 1...Int64(Int32.max)),
+            let action = try reader.enumeration("action", Ask.Action.self),
+            let reason = try reader.enumeration("reason", PermissionErrorType.self)
+        else { throw ValidationError(field: path, reason: "needs id, number, action and reason") }
+        return Ask(
+            id: id, number: Int(number), givenAt: try requiredDate(&reader, "givenAt"), action: action,
+            page: try reader.enumeration("page", Ask.Page.self), reason: reason,
+            shownAt: try optionalDate(&reader, "shownAt"), acceptedAt: try optionalDate(&reader, "acceptedAt"),
+            dismissedAt: try optionalDate(&reader, "dismissedAt"))
     }
 
     static func readDelivery(_ object: JSONObject, path: String) throws(ValidationError) -> Delivery {
@@ -75,7 +106,7 @@ extension UserRecord {
         return Delivery(
             id: id, sequence: Int(sequence), dueAt: try Self.requiredDate(&delivery, "dueAt"),
             deliveredAt: try Self.requiredDate(&delivery, "deliveredAt"),
-            heldOut: try delivery.bool("heldOut") ?? false)
+            heldOut: try delivery.bool("heldOut") ?? false, openedAt: try optionalDate(&delivery, "openedAt"))
     }
 
     static func optionalDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date? {

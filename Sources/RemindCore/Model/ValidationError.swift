@@ -5,10 +5,15 @@ public struct ValidationError: Error, Sendable, Equatable, CustomStringConvertib
     public var field: String
     /// What is wrong with it, as a sentence fragment: "must be one of …".
     public var reason: String
+    /// The HTTP status that refuses it: 400 for input that is malformed by itself, 422 for
+    /// input well formed but not acceptable for this user (an engagement event naming a
+    /// reminder they never got).
+    public var status: Int
 
-    public init(field: String, reason: String) {
+    public init(field: String, reason: String, status: Int = 400) {
         self.field = field
         self.reason = reason
+        self.status = status
     }
 
     public var description: String { field.isEmpty ? reason : "\(field): \(reason)" }

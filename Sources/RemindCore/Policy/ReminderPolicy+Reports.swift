@@ -12,6 +12,14 @@ public struct ReportOutcome: Sendable, Equatable {
     public var transitions: [EpisodeTransition]
     /// Episodes this report closed, for the outcomes log (docs/outcomes.md).
     public var outcomes: [EpisodeOutcome]
+    /// The ask the answer carries (docs/in-app.md), given in this change; nil for none.
+    public var ask: Ask?
+    /// Engagement events this change recorded that were not recorded before.
+    public var acceptedEvents = 0
+    /// Why the change is refused whole: the store persists nothing of it, and `update` answers
+    /// the refusal (an engagement event naming what the user never got). Its `record` is then
+    /// the record before, or an empty one for an unknown user.
+    public var refusal: ValidationError?
 
     public init(
         record: UserRecord, changed: Bool, events: [SinkEvent], transitions: [EpisodeTransition],
@@ -22,6 +30,15 @@ public struct ReportOutcome: Sendable, Equatable {
         self.events = events
         self.transitions = transitions
         self.outcomes = outcomes
+    }
+
+    /// A change refused whole: nothing of it may be stored.
+    public static func refused(_ error: ValidationError, userID: UserID, record: UserRecord? = nil) -> ReportOutcome {
+        var outcome = ReportOutcome(
+            record: record ?? UserRecord(userID: userID, lastReportAt: Date(timeIntervalSince1970: 0)), changed: false,
+            events: [], transitions: [])
+        outcome.refusal = error
+        return outcome
     }
 }
 
@@ -43,6 +60,33 @@ extension ReminderPolicy {
         -> ReportOutcome
     {
         let receivedAt = receivedAt.millisecondPrecision
+        // The events tell of earlier answers, so they apply to the record before the report; a
+        // bad one refuses the report whole.
+        var acceptedEvents = 0
+        var before = record
+        if !report.events.isEmpty {
+            guard var existing = record else {
+                let error = ValidationError(
+                    field: "events[0].id", reason: "is not a reminder or ask of this user (a new user)", status: 422)
+                return .refused(error, userID: userID)
+            }
+            do {
+                acceptedEvents = try applyEvents(report.events, to: &existing)
+            } catch {
+                return .refused(error, userID: userID, record: record)
+            }
+            before = existing
+        }
+        var outcome = fold(report, into: before, userID: userID, receivedAt: receivedAt)
+        if acceptedEvents > 0 { outcome.changed = true }
+        outcome.acceptedEvents = acceptedEvents
+        return outcome
+    }
+
+    /// `apply` without the events: the report folded in, and the ask its answer carries.
+    private func fold(
+        _ report: PermissionReport, into record: UserRecord?, userID: UserID, receivedAt: Date
+    ) -> ReportOutcome {
         var record = record ?? UserRecord(userID: userID, lastReportAt: receivedAt)
         record.reportCount += 1
         record.lastReportAt = max(record.lastReportAt, receivedAt)
@@ -82,6 +126,8 @@ extension ReminderPolicy {
         // `remindFor`, the user's next report brings their episodes in line with it.
         let episodesBefore = record.episodes
         reconcileEpisodes(&record, now: receivedAt, events: &events, transitions: &transitions)
+        // After the episodes are reconciled: a report that closes the episode gets none.
+        let ask = giveAsk(&record, at: receivedAt)
         guard effect == .changed || record.episodes != episodesBefore else {
             return ReportOutcome(record: record, changed: deviceChanged, events: [], transitions: [])
         }
@@ -91,8 +137,10 @@ extension ReminderPolicy {
             else { return nil }
             return EpisodeOutcome(episode, of: record, outcome: .resolved, closedAt: closedAt)
         }
-        return ReportOutcome(
+        var outcome = ReportOutcome(
             record: record, changed: true, events: events, transitions: transitions, outcomes: outcomes)
+        outcome.ask = ask
+        return outcome
     }
 
     /// Brings the stored episodes in line with what the history now says.
@@ -132,11 +180,19 @@ extension ReminderPolicy {
         record.episodes.insert(
             Episode(
                 startedAt: start, group: group, reason: record.permissions.flatMap(reason),
-                sendTime: sendTime == .due ? nil : sendTime.arm(for: record.userID)), at: 0)
+                sendTime: sendTime == .due ? nil : sendTime.arm(for: record.userID),
+                opening: Self.opening(of: record.history, at: start)), at: 0)
         if record.episodes.count > configuration.closedEpisodesKept + 1 {
             record.episodes.removeLast(record.episodes.count - configuration.closedEpisodesKept - 1)
         }
         transitions.append(.opened(startedAt: start))
+    }
+
+    /// How an episode starting at `start` opened: from the state observed just before it.
+    static func opening(of history: [HistoryEntry], at start: Date) -> Episode.Opening {
+        // Newest first: the first entry observed before the start is the state before it.
+        guard let previous = history.first(where: { $0.observedAt < start }) else { return .first }
+        return previous.permissions.hasAlwaysAccess ? .downgrade : .again
     }
 
     private func close(
