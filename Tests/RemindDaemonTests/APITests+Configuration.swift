@@ -27,7 +27,8 @@ extension APITests {
                      "sinks":[],"services":{},
                      "experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[],"allocation":"fixed"},
                      "storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10,"parts":1},
-                     "console":{"enabled":true}}
+                     "console":{"enabled":true},
+                     "inApp":{"enabled":false,"maxPerEpisode":3,"minIntervalSeconds":86400,"afterSeconds":0}}
                     """)
         }
     }

@@ -165,11 +165,11 @@ extension APITests {
             #expect(before.status == .notFound)
             let first = try await client.report(
                 "u-9", #"{"location":"whileInUse","platform":"iOS 18.1","appVersion":"4.2.0"}"#)
-            #expect(first.text.hasSuffix(#""platform":"iOS 18.1","appVersion":"4.2.0"}"#))
+            #expect(first.text.hasSuffix(#""platform":"iOS 18.1","appVersion":"4.2.0","ask":null}"#))
             let repeated = try await client.report("u-9", #"{"location":"whileInUse"}"#)
-            #expect(repeated.text.hasSuffix(#""platform":"iOS 18.1","appVersion":"4.2.0"}"#))
+            #expect(repeated.text.hasSuffix(#""platform":"iOS 18.1","appVersion":"4.2.0","ask":null}"#))
             let updated = try await client.report("u-9", #"{"location":"whileInUse","appVersion":"4.3.0"}"#)
-            #expect(updated.text.hasSuffix(#""platform":"iOS 18.1","appVersion":"4.3.0"}"#))
+            #expect(updated.text.hasSuffix(#""platform":"iOS 18.1","appVersion":"4.3.0","ask":null}"#))
             let shown = try await client.get("/v1/users/u-9")
             #expect(shown.text.hasSuffix(#""platform":"iOS 18.1","appVersion":"4.3.0"}"#))
         }

@@ -24,14 +24,15 @@ struct APITests {
          "reportCount":1,"lastReportAt":"2026-11-15T10:00:00Z","locale":null,"push":null,"services":{},"group":"default","platform":null,"appVersion":null}
         """
 
-    /// A report answers 200 with the user status, every key of openapi.yaml and nothing else.
+    /// A report answers 200 with the user status and the ask (none: `inApp` is off), every key
+    /// of openapi.yaml and nothing else.
     @Test func reportAnswersUserStatusWhenValid() async throws {
         try await withAPI { _, client in
             let response = try await client.post(
                 "/v1/users/u-42/reports",
                 #"{"location":"whileInUse","notifications":"authorized","timeZone":"Europe/Berlin","extra":[1]}"#)
             #expect(response.status == .ok)
-            try expectJSON(response, equals: Self.whileInUseStatus)
+            try expectJSON(response, equals: String(Self.whileInUseStatus.dropLast()) + #","ask":null}"#)
             try expectJSON(try await client.get("/v1/users/u-42"), equals: Self.whileInUseStatus)
         }
     }
@@ -51,7 +52,7 @@ struct APITests {
                                     "motion":"unknown"},
                      "errors":[],"alwaysAccess":true,"episode":null,"nextReminderAt":null,"lastReminderAt":null,
                      "reportCount":1,"lastReportAt":"2026-11-15T10:00:01.250Z","locale":null,"push":null,
-                     "services":{},"group":null,"platform":null,"appVersion":null}
+                     "services":{},"group":null,"platform":null,"appVersion":null,"ask":null}
                     """)
         }
     }

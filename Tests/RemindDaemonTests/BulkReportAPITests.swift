@@ -46,9 +46,11 @@ struct BulkReportAPITests {
             #expect(lines.map { $0["status"] } == Array(repeating: .int(200), count: 4))
             #expect(lines.map { $0["alwaysAccess"] } == [false, true, true, false].map { .bool($0) })
             #expect(lines.map { $0["reportCount"] } == [1, 1, 2, 3].map { .int($0) })
-            // The last line of u-1 is what GET answers now, with `line` and `status` in front.
+            // The last line of u-1 is what GET answers now, with `line` and `status` in front and
+            // the ask (none: `inApp` is off) last.
             var last = lines[3]
-            last = JSONObject(last.members.filter { $0.key != "line" && $0.key != "status" })
+            #expect(last.members.last?.key == "ask" && last.members.last?.value == .null)
+            last = JSONObject(last.members.filter { !["line", "status", "ask"].contains($0.key) })
             let stored = try await client.get("/v1/users/u-1")
             #expect(canonicalJSON(.object(last)) == canonicalJSON(try stored.json()))
             let history = try await client.get("/v1/users/u-1/history")

@@ -25,6 +25,7 @@ struct OpenAPIDocumentTests {
         Route("/v1/reload", "POST"), Route("/v1/config", "GET"), Route("/metrics", "GET"),
         Route("/v1/dead-letters", "GET"), Route("/v1/dead-letters/replay", "POST"), Route("/v1/whoami", "GET"),
         Route("/ui/", "GET"), Route("/v1/users", "GET"), Route("/v1/reports", "POST"),
+        Route("/v1/users/{userID}/events", "POST"),
     ]
 
     static let documentPath = URL(fileURLWithPath: #filePath)
@@ -42,9 +43,10 @@ struct OpenAPIDocumentTests {
     /// documented status, media type and body schema.
     @Test func everyOperationAnswersAsDocumented() async throws {
         let document = try OpenAPIDocument.load(Self.documentPath)
-        // Services and copy, so that their shapes in the answers are checked too.
+        // Services, copy and asks, so that their shapes in the answers are checked too (the
+        // example user's first report gets the ask the events example names).
         let configuration =
-            #"{"services":{"driving":{"requires":["location","always"],"optional":["precise","motion"]}},"#
+            #"{"inApp":{"enabled":true},"services":{"driving":{"requires":["location","always"],"optional":["precise","motion"]}},"#
             + #""notification":{"remindFor":["locationNotAuthorizedAlways","motionNotAuthorized"],"#
             + #""byReason":{"motionNotAuthorized":{"notificationDescription":"Allow Motion & Fitness."}},"#
             + #""localizations":{"de":{"notificationTitle":"Keine Fahrten","#
@@ -53,6 +55,7 @@ struct OpenAPIDocumentTests {
         let observations = try await withAPI(configure: { started, _ in
             started.services = parsed.services
             started.notification = parsed.notification
+            started.inApp = parsed.inApp
         }) { api, client in
             try api.writeConfiguration(configuration)
             var observations: [Observation] = []

@@ -12,7 +12,8 @@ public struct AskAnswer: Sendable, Equatable {
     /// The answer for `ask`, just given in the open episode of `record`, worded by `policy`.
     public init(_ ask: Ask, of record: UserRecord, policy: ReminderPolicy) {
         let configuration = policy.configuration
-        let group = record.episodes.first(where: { $0.asks.contains { $0.id == ask.id } })?.group ?? Experiment.defaultGroup
+        let group =
+            record.episodes.first(where: { $0.asks.contains { $0.id == ask.id } })?.group ?? Experiment.defaultGroup
         let texts = configuration.experiment.copy(for: group, fallback: configuration.notification.copy)
             .resolveAsk(
                 reason: ask.reason, locale: record.device.locale, platform: CopyPlatform(reported: record.platform),

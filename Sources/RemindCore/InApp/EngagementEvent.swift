@@ -60,11 +60,13 @@ public struct EngagementEvent: Sendable, Equatable {
             }
             guard let kind else {
                 throw ValidationError(
-                    field: "\(path).type", reason: "is required (\(Kind.allCases.map(\.rawValue).joined(separator: ", ")))",
+                    field: "\(path).type",
+                    reason: "is required (\(Kind.allCases.map(\.rawValue).joined(separator: ", ")))",
                     status: 422)
             }
             guard let id, !id.isEmpty else {
-                throw ValidationError(field: "\(path).id", reason: "is required: the reminder's or the ask's ID", status: 422)
+                throw ValidationError(
+                    field: "\(path).id", reason: "is required: the reminder's or the ask's ID", status: 422)
             }
             var date = receivedAt
             if let at {

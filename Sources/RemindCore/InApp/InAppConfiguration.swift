@@ -10,8 +10,9 @@ public struct InAppConfiguration: Sendable, Equatable {
     /// Seconds after the episode's start before its first ask.
     public var afterSeconds: Int64
 
-    public init(enabled: Bool = false, maxPerEpisode: Int = 3, minIntervalSeconds: Int64 = 86_400, afterSeconds: Int64 = 0)
-    {
+    public init(
+        enabled: Bool = false, maxPerEpisode: Int = 3, minIntervalSeconds: Int64 = 86_400, afterSeconds: Int64 = 0
+    ) {
         self.enabled = enabled
         self.maxPerEpisode = maxPerEpisode
         self.minIntervalSeconds = minIntervalSeconds

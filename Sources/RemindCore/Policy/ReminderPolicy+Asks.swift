@@ -31,15 +31,14 @@ extension ReminderPolicy {
         guard let reason = record.permissions.flatMap(reason) ?? episode.reason else {
             return .notDue(because: "the user has no reason to remind of", until: nil)
         }
+        // The later of the two bounds decides, so `until` is when both hold.
         let afterStart = episode.startedAt.addingTimeInterval(TimeInterval(inApp.afterSeconds))
+        let afterLast = episode.asks.last.map { $0.givenAt.addingTimeInterval(TimeInterval(inApp.minIntervalSeconds)) }
+        if let afterLast, afterLast > afterStart, receivedAt < afterLast {
+            return .notDue(because: "the last ask was less than inApp.minIntervalSeconds ago", until: afterLast)
+        }
         if receivedAt < afterStart {
             return .notDue(because: "the episode is younger than inApp.afterSeconds", until: afterStart)
-        }
-        if let last = episode.asks.last {
-            let next = last.givenAt.addingTimeInterval(TimeInterval(inApp.minIntervalSeconds))
-            if receivedAt < next {
-                return .notDue(because: "the last ask was less than inApp.minIntervalSeconds ago", until: next)
-            }
         }
         let screen = Ask.screen(for: reason, canPrompt: record.device.canPrompt)
         return .due(reason: reason, action: screen.action, page: screen.page)
