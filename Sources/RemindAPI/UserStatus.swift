@@ -10,6 +10,13 @@ public struct UserStatus: Sendable, Equatable {
         public var remindersSuppressed: Int
         /// Reminders of a holdout episode, recorded at their due time and never sent.
         public var remindersHeldOut: Int
+        /// How it opened (`first`, `again`, `downgrade`); nil for episodes stored before.
+        public var opening: Episode.Opening?
+        /// Reminders the user opened, asks given, shown and accepted (docs/in-app.md).
+        public var opened = 0
+        public var asks = 0
+        public var asksShown = 0
+        public var asksAccepted = 0
 
         public init(startedAt: Date, remindersDelivered: Int, remindersSuppressed: Int, remindersHeldOut: Int = 0) {
             self.startedAt = startedAt
@@ -98,9 +105,13 @@ public struct UserStatus: Sendable, Equatable {
         self.errors = permissions.errors
         self.alwaysAccess = permissions.hasAlwaysAccess
         self.episode = record.openEpisode.map {
-            EpisodeSummary(
+            var summary = EpisodeSummary(
                 startedAt: $0.startedAt, remindersDelivered: $0.sent.count,
                 remindersSuppressed: $0.suppressedCount, remindersHeldOut: $0.heldOutCount)
+            summary.opening = $0.opening
+            (summary.opened, summary.asks) = ($0.openedCount, $0.asks.count)
+            (summary.asksShown, summary.asksAccepted) = ($0.asksShown, $0.asksAccepted)
+            return summary
         }
         self.group = record.episodes.first?.group
         self.nextReminderAt = policy.reminderWakeAt(record, daemonStartedAt: daemonStartedAt)
@@ -128,6 +139,11 @@ public struct UserStatus: Sendable, Equatable {
             writer.member("remindersDelivered", episode.remindersDelivered)
             writer.member("remindersSuppressed", episode.remindersSuppressed)
             writer.member("remindersHeldOut", episode.remindersHeldOut)
+            writer.member("opening", episode.opening?.rawValue)
+            writer.member("opened", episode.opened)
+            writer.member("asks", episode.asks)
+            writer.member("asksShown", episode.asksShown)
+            writer.member("asksAccepted", episode.asksAccepted)
             writer.endObject()
         } else {
             writer.null()
@@ -196,6 +212,11 @@ extension UserStatus {
                 startedAt: try object.date("startedAt"), remindersDelivered: try object.int("remindersDelivered"),
                 remindersSuppressed: try object.int("remindersSuppressed"),
                 remindersHeldOut: (try? object.int("remindersHeldOut")) ?? 0)
+            episode?.opening = (try? object.optionalString("opening")).flatMap { $0.flatMap(Episode.Opening.init) }
+            episode?.opened = (try? object.int("opened")) ?? 0
+            episode?.asks = (try? object.int("asks")) ?? 0
+            episode?.asksShown = (try? object.int("asksShown")) ?? 0
+            episode?.asksAccepted = (try? object.int("asksAccepted")) ?? 0
         }
         var push: Push?
         if var object = try reader.optionalObject("push") {

@@ -56,7 +56,8 @@ struct UserRoutes {
             return HTTPResponses.notFound("no user \(userID)")
         }
         let history = UserHistory(
-            userID: userID.rawValue, entries: record.history.prefix(limit).map(UserHistory.Entry.init))
+            userID: userID.rawValue, entries: record.history.prefix(limit).map(UserHistory.Entry.init),
+            engagement: Array(UserHistory.Engagement.all(in: record).prefix(limit)))
         return HTTPResponses.json(history.jsonBytes)
     }
 

@@ -30,6 +30,10 @@ public struct Explanation: Sendable, Equatable {
         case service
         /// Where `notification.sendTime` `active` puts the reminder, and why.
         case sendTime
+        /// The ask the user's next report would get (docs/in-app.md), or why none.
+        case ask
+        /// What the app reported of this episode's reminders and asks.
+        case engagement
     }
 
     public var userID: UserID
@@ -51,6 +55,8 @@ extension ReminderPolicy {
                     .init(code: .service, text: "service \(name) is \(status.state.rawValue) — to fix, \(fixes)"))
             }
         }
+        // Then the app's side: the ask the next report would get, and what the user did so far.
+        explanation.reasons += explainAsk(record, now: now)
         // Last, whether the push sinks can reach the device at all.
         explanation.reasons.append(Explanation.pushReason(record.device.push))
         return explanation

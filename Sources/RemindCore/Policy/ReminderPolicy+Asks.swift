@@ -126,6 +126,37 @@ extension ReminderPolicy {
         }
     }
 
+    /// What `explain` says of the app's side: the ask a report received at `now` would get (or
+    /// why none, and from when one would), and the open episode's engagement so far.
+    func explainAsk(_ record: UserRecord, now: Date) -> [Explanation.Reason] {
+        var reasons: [Explanation.Reason] = []
+        let canPrompt =
+            record.device.canPrompt.isEmpty
+            ? "the app reports it can ask for nothing (canPrompt)"
+            : "the app can still ask for \(record.device.canPrompt.map(\.rawValue).joined(separator: ", ")) (canPrompt)"
+        switch askDecision(for: record, at: now) {
+        case .due(let reason, let action, let page):
+            let screen = action == .prompt ? "the system's dialog (prompt)" : "Settings (\(page?.rawValue ?? "app"))"
+            let number = (record.openEpisode?.asks.count ?? 0) + 1
+            reasons.append(
+                .init(
+                    code: .ask,
+                    text: "the next report gets ask #\(number): \(screen) for \(reason.rawValue); \(canPrompt)"))
+        case .notDue(let because, let until):
+            let from = until.map { "; one is due from \(RFC3339.format($0))" } ?? ""
+            reasons.append(.init(code: .ask, text: "the next report gets no ask: \(because)\(from)"))
+        }
+        if let episode = record.openEpisode, !episode.asks.isEmpty || episode.openedCount > 0 {
+            reasons.append(
+                .init(
+                    code: .engagement,
+                    text:
+                        "this episode: \(episode.openedCount) of \(episode.sent.count) reminder(s) opened; \(episode.asks.count) ask(s) given, \(episode.asksShown) shown, \(episode.asksAccepted) accepted"
+                ))
+        }
+        return reasons
+    }
+
     private static func delivery(_ id: String, in record: UserRecord) -> (Int, Int)? {
         for (episodeIndex, episode) in record.episodes.enumerated() {
             if let index = episode.deliveries.firstIndex(where: { $0.id == id && !$0.heldOut }) {

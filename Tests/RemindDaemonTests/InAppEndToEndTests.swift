@@ -1,0 +1,112 @@
+import Foundation
+import RemindClient
+import RemindCore
+import RemindTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The app's side of the loop against the real binary, on the suite's backend (files, parts or
+/// PostgreSQL): answers carry asks within the caps, worded by the platform's copy; the app's
+/// events count once each, a bad one refuses its request whole; and after `kill -9` nothing
+/// acknowledged is lost and nothing counts twice.
+@Suite(.ownThread, .serialized)
+struct InAppEndToEndTests {
+    static let configuration =
+        #""inApp":{"enabled":true,"maxPerEpisode":2,"minIntervalSeconds":0},"#
+        + #""notification":{"inAppTitle":"Trips need Always","platforms":{"ios":{"inAppButton":"Allow Always"}}}"#
+
+    static func object(_ reply: HTTPReply) throws -> JSONObject {
+        guard case .object(let object) = try JSONParser.parse(reply.body) else { throw POSIXError(.EPROTO) }
+        return object
+    }
+
+    static func ask(_ reply: HTTPReply) throws -> JSONObject? {
+        switch try object(reply)["ask"] {
+        case .object(let ask)?: return ask
+        case .null?: return nil
+        default: throw POSIXError(.EPROTO)
+        }
+    }
+
+    static func events(_ daemon: DaemonProcess, _ user: String, _ json: String) throws -> HTTPReply {
+        try daemon.client.send("POST", "/v1/users/\(user)/events", body: Array(#"{"events":\#(json)}"#.utf8))
+    }
+
+    /// The open episode's counters as `GET /v1/users/{id}` shows them.
+    static func episode(_ daemon: DaemonProcess, _ user: String) throws -> [String: JSONValue] {
+        let status = try daemon.client.send("GET", "/v1/users/\(user)")
+        guard case .object(let episode)? = try object(status)["episode"] else { return [:] }
+        return Dictionary(uniqueKeysWithValues: episode.members.map { ($0.key, $0.value) })
+    }
+
+    @Test func asksAndEventsAreDurableAndCountedOnce() async throws {
+        let daemon = try DaemonProcess(configuration: Self.configuration)
+        try daemon.start()
+        let user = "app-user"
+
+        // The first answer asks for the system's dialog (the app can still ask), the second,
+        // once the app cannot, for the app's Settings page; the cap then stops them.
+        let first = try daemon.post(
+            user, #"{"location":"whileInUse","platform":"iOS 18.1","canPrompt":["location"]}"#)
+        let a1 = try #require(try Self.ask(first))
+        #expect(a1["action"] == .string("prompt") && a1["page"] == .null)
+        #expect(a1["reason"] == .string("locationNotAuthorizedAlways") && a1["group"] == .string("default"))
+        #expect(a1["title"] == .string("Trips need Always") && a1["button"] == .string("Allow Always"))
+        #expect(a1["body"] == .string(LocationNotificationConfiguration.defaultDescription))
+        guard case .string(let a1ID)? = a1["id"] else { throw POSIXError(.EPROTO) }
+        #expect(a1ID.hasPrefix("\(user)/") && a1ID.hasSuffix("/a1"))
+        let a2 = try #require(try Self.ask(try daemon.post(user, #"{"location":"whileInUse","canPrompt":[]}"#)))
+        #expect(a2["action"] == .string("settings") && a2["page"] == .string("app"))
+        guard case .string(let a2ID)? = a2["id"] else { throw POSIXError(.EPROTO) }
+        #expect(a2ID.hasSuffix("/a2"))
+        let capped = try daemon.post(user, #"{"location":"whileInUse"}"#)
+        #expect(capped.status == 200)
+        #expect(try Self.ask(capped) == nil)
+        #expect(try Self.episode(daemon, user)["asks"] == .int(2))
+
+        // Events: new ones counted, repeats not; a bad one refuses the request whole.
+        let shown = #"[{"type":"askShown","id":"\#(a1ID)"},{"type":"askAccepted","id":"\#(a1ID)"}]"#
+        #expect(try Self.events(daemon, user, shown).text == #"{"accepted":2}"#)
+        #expect(try Self.events(daemon, user, shown).text == #"{"accepted":0}"#)
+        let bad = try Self.events(
+            daemon, user, #"[{"type":"askShown","id":"\#(a2ID)"},{"type":"askShown","id":"other/1/a1"}]"#)
+        #expect(bad.status == 422 && bad.text.contains(#""field":"events[1].id""#))
+        #expect(
+            try Self.events(daemon, user, #"[{"type":"askClicked","id":"\#(a2ID)"}]"#).text.contains("events[0].type"))
+        #expect(try Self.events(daemon, "nobody", shown).status == 404)
+        // A report refused for its events stores nothing of itself either.
+        let refused = try daemon.post(
+            user, #"{"location":"always","events":[{"type":"reminderOpened","id":"\#(user)/1/1"}]}"#)
+        #expect(refused.status == 422 && refused.text.contains("events[0].id"))
+        let counters = try Self.episode(daemon, user)
+        #expect(counters["asksShown"] == .int(1) && counters["asksAccepted"] == .int(1))
+        // Events inside a report apply with it.
+        let dismissed = try daemon.post(
+            user, #"{"location":"whileInUse","events":[{"type":"askDismissed","id":"\#(a2ID)"}]}"#)
+        #expect(dismissed.status == 200)
+        #expect(try Self.ask(dismissed) == nil)
+
+        // kill -9: every acknowledged ask and event is there, and sending them again adds nothing.
+        #expect(daemon.stop(signal: SIGKILL) == SIGKILL)
+        try daemon.start()
+        let after = try Self.episode(daemon, user)
+        #expect(after["asks"] == .int(2) && after["asksShown"] == .int(1) && after["asksAccepted"] == .int(1))
+        #expect(try Self.events(daemon, user, shown).text == #"{"accepted":0}"#)
+        let history = try daemon.get("/v1/users/\(user)/history")
+        for type in ["asked", "askShown", "askAccepted", "askDismissed"] {
+            #expect(history.contains(#""type":"\#(type)""#), "\(type)")
+        }
+        let explain = try daemon.get("/v1/users/\(user)/explain")
+        #expect(explain.contains("2 asks were given in this episode (inApp.maxPerEpisode)"))
+        #expect(explain.contains("2 ask(s) given, 1 shown, 1 accepted"))
+
+        // Always access closes the episode: no ask.
+        let fixed = try daemon.post(user, #"{"location":"always"}"#)
+        #expect(fixed.status == 200)
+        #expect(try Self.ask(fixed) == nil)
+        #expect(daemon.stop() == 0)
+    }
+}
