@@ -88,7 +88,7 @@ struct UserStatusTests {
         harness.report(Fixtures.report(.whileInUse, at: "2026-11-17T10:00:00.5Z"))
         let status = UserStatus(record: harness.record!, policy: harness.policy, daemonStartedAt: nil)!
         let expected =
-            #"{"userID":"u-42","permissions":{"location":"whileInUse","accuracy":"full","locationServices":true,"notifications":"authorized","observedAt":"2026-11-17T10:00:00.500Z","timeZone":"Europe/Berlin","motion":"unknown"},"errors":["locationNotAuthorizedAlways"],"alwaysAccess":false,"episode":{"startedAt":"2026-11-15T10:00:00Z","remindersDelivered":0,"remindersSuppressed":0,"remindersHeldOut":0},"nextReminderAt":"2026-11-22T10:00:00Z","lastReminderAt":null,"reportCount":3,"lastReportAt":"2026-11-17T10:00:00.500Z","locale":null,"push":null,"services":{},"group":"default","platform":null,"appVersion":null}"#
+            #"{"userID":"u-42","permissions":{"location":"whileInUse","accuracy":"full","locationServices":true,"notifications":"authorized","observedAt":"2026-11-17T10:00:00.500Z","timeZone":"Europe/Berlin","motion":"unknown"},"errors":["locationNotAuthorizedAlways"],"alwaysAccess":false,"episode":{"startedAt":"2026-11-15T10:00:00Z","remindersDelivered":0,"remindersSuppressed":0,"remindersHeldOut":0,"opening":"first","opened":0,"asks":0,"asksShown":0,"asksAccepted":0},"nextReminderAt":"2026-11-22T10:00:00Z","lastReminderAt":null,"reportCount":3,"lastReportAt":"2026-11-17T10:00:00.500Z","locale":null,"push":null,"services":{},"group":"default","platform":null,"appVersion":null}"#
         #expect(String(decoding: status.jsonBytes, as: UTF8.self) == expected)
     }
 

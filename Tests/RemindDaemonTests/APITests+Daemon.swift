@@ -134,7 +134,8 @@ extension APITests {
                 delivered["episode"]
                     == .object([
                         "startedAt": .string("2026-11-15T10:00:00Z"), "remindersDelivered": .int(1),
-                        "remindersSuppressed": .int(0), "remindersHeldOut": .int(0),
+                        "remindersSuppressed": .int(0), "remindersHeldOut": .int(0), "opening": .string("first"),
+                        "opened": .int(0), "asks": .int(0), "asksShown": .int(0), "asksAccepted": .int(0),
                     ]))
 
             api.clock.advance(by: .seconds(30))

@@ -19,7 +19,8 @@ struct APITests {
                         "notifications":"authorized","observedAt":"2026-11-15T10:00:00Z","timeZone":"Europe/Berlin",
                         "motion":"unknown"},
          "errors":["locationNotAuthorizedAlways"],"alwaysAccess":false,
-         "episode":{"startedAt":"2026-11-15T10:00:00Z","remindersDelivered":0,"remindersSuppressed":0,"remindersHeldOut":0},
+         "episode":{"startedAt":"2026-11-15T10:00:00Z","remindersDelivered":0,"remindersSuppressed":0,"remindersHeldOut":0,
+                    "opening":"first","opened":0,"asks":0,"asksShown":0,"asksAccepted":0},
          "nextReminderAt":"2026-11-22T10:00:00Z","lastReminderAt":null,
          "reportCount":1,"lastReportAt":"2026-11-15T10:00:00Z","locale":null,"push":null,"services":{},"group":"default","platform":null,"appVersion":null}
         """
@@ -112,11 +113,12 @@ struct APITests {
                 """
             let all = try await client.get("/v1/users/u-42/history")
             #expect(all.status == .ok)
-            try expectJSON(all, equals: #"{"userID":"u-42","entries":[\#(always),\#(whileInUse),\#(denied)]}"#)
+            try expectJSON(
+                all, equals: #"{"userID":"u-42","entries":[\#(always),\#(whileInUse),\#(denied)],"engagement":[]}"#)
             let one = try await client.get("/v1/users/u-42/history?limit=1")
-            try expectJSON(one, equals: #"{"userID":"u-42","entries":[\#(always)]}"#)
+            try expectJSON(one, equals: #"{"userID":"u-42","entries":[\#(always)],"engagement":[]}"#)
             let two = try await client.get("/v1/users/u-42/history?limit=2")
-            try expectJSON(two, equals: #"{"userID":"u-42","entries":[\#(always),\#(whileInUse)]}"#)
+            try expectJSON(two, equals: #"{"userID":"u-42","entries":[\#(always),\#(whileInUse)],"engagement":[]}"#)
         }
     }
 

@@ -28,7 +28,8 @@ struct ChangeCommandTests {
             ["--json", "report", "u-5", "--location", "always", "--observed-at", "2026-01-01T00:00:00Z"],
             socket: daemon.socketPath)
         #expect(json.status == 0)
-        #expect(json.standardOutput == (try daemon.get("/v1/users/u-5")))
+        // The report's answer: the status a GET shows, with the ask last (none: `inApp` is off).
+        #expect(json.standardOutput == String(try daemon.get("/v1/users/u-5").dropLast()) + #","ask":null}"#)
     }
 
     /// A value `--location` does not know is a usage error naming the flag; nothing is sent.

@@ -128,7 +128,9 @@ extension ReminderPolicy {
 
     /// What `explain` says of the app's side: the ask a report received at `now` would get (or
     /// why none, and from when one would), and the open episode's engagement so far.
+    /// Nothing while `inApp` is disabled: no answer carries an ask then.
     func explainAsk(_ record: UserRecord, now: Date) -> [Explanation.Reason] {
+        guard configuration.inApp.enabled else { return [] }
         var reasons: [Explanation.Reason] = []
         let canPrompt =
             record.device.canPrompt.isEmpty
