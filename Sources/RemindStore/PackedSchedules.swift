@@ -29,7 +29,8 @@ struct PackedSchedules: Sendable {
         /// `ServiceConditions`: what holds for the services (docs/configuration.md).
         var conditions: UInt8
         /// Bit 0: notifications deliverable; bit 1: suppressed; bit 2: counted as a pending
-        /// reminder (see `Schedules`).
+        /// reminder (see `Schedules`); bits 3–4: the copy platform (0 none, else 1 + its index
+        /// in `CopyPlatform`).
         var flags: UInt8
         /// The open episode's experiment group: 0 none, `overflowedGroup` for one kept in
         /// `overflow`, else its number in `groups`.
@@ -229,7 +230,8 @@ struct PackedSchedules: Sendable {
             deliveredCount: Int32(clamping: schedule.deliveredCount),
             zone: schedule.timeZone.map { zoneNumber($0) } ?? 0,
             errors: schedule.errors.rawValue, conditions: schedule.conditions.rawValue,
-            flags: (schedule.notificationsDeliverable ? 1 : 0) | (schedule.isSuppressed ? 2 : 0),
+            flags: (schedule.notificationsDeliverable ? 1 : 0) | (schedule.isSuppressed ? 2 : 0)
+                | Self.platformBits(schedule.platform),
             group: schedule.episodeGroup.map { groups.number($0) ?? Self.overflowedGroup } ?? 0,
             reason: schedule.episodeReason.map(Self.reasonNumber) ?? 0,
             locale: schedule.locale.map { locales.number($0) ?? Self.overflowedLocale } ?? 0,
@@ -254,13 +256,14 @@ struct PackedSchedules: Sendable {
         zone: Slice<UnsafeBufferPointer<UInt8>>?, episodeStartedAt: Double, deliveredCount: Int32,
         lastDeliveredAt: Double, lastReportAt: Double, lastHeartbeatAt: Double,
         group: Slice<UnsafeBufferPointer<UInt8>>?, reason: PermissionErrorType?,
-        locale: Slice<UnsafeBufferPointer<UInt8>>?, activeHour: UInt8 = 0, activityReports: UInt8 = 0
+        locale: Slice<UnsafeBufferPointer<UInt8>>?, activeHour: UInt8 = 0, activityReports: UInt8 = 0,
+        platform: CopyPlatform? = nil
     ) {
         let row = Row(
             userID: userID, episodeStartedAt: episodeStartedAt, lastDeliveredAt: lastDeliveredAt,
             lastReportAt: lastReportAt, lastHeartbeatAt: lastHeartbeatAt, deliveredCount: deliveredCount,
             zone: zone.map { Self.checkedZone(zones.number(utf8: $0)) } ?? 0, errors: errors, conditions: conditions,
-            flags: (deliverable ? 1 : 0) | (suppressed ? 2 : 0),
+            flags: (deliverable ? 1 : 0) | (suppressed ? 2 : 0) | Self.platformBits(platform),
             group: group.map { groups.number(utf8: $0) ?? Self.overflowedGroup } ?? 0,
             reason: reason.map(Self.reasonNumber) ?? 0,
             locale: locale.map { locales.number(utf8: $0) ?? Self.overflowedLocale } ?? 0,
@@ -269,6 +272,15 @@ struct PackedSchedules: Sendable {
             of: row, locale: locale.map { String(decoding: $0, as: UTF8.self) },
             group: group.map { String(decoding: $0, as: UTF8.self) })
         place(row)
+    }
+
+    private static func platformBits(_ platform: CopyPlatform?) -> UInt8 {
+        platform.map { UInt8(CopyPlatform.allCases.firstIndex(of: $0)! + 1) << 3 } ?? 0
+    }
+
+    private static func platform(_ flags: UInt8) -> CopyPlatform? {
+        let number = Int(flags >> 3 & 3)
+        return number == 0 ? nil : CopyPlatform.allCases[number - 1]
     }
 
     private static func reasonNumber(_ reason: PermissionErrorType) -> UInt8 {
@@ -300,7 +312,7 @@ struct PackedSchedules: Sendable {
             episodeReason: row.reason == 0 ? nil : PermissionErrorType.allCases[Int(row.reason) - 1],
             locale: locale(row),
             activeHour: row.activeHour == 0 ? nil : Int(row.activeHour) - 1,
-            activityReports: Int(row.activityReports))
+            activityReports: Int(row.activityReports), platform: Self.platform(row.flags))
     }
 
     private func group(_ row: Row) -> String? {

@@ -17,7 +17,7 @@ import RemindCore
 /// Tab-separated lines, because they parse several times faster than JSON objects:
 ///
 ///     remindd-snapshot	6	<first log segment to replay>
-///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>	<episode group|->	<episode reason|->	<locale|->	<active hour|->	<activity reports>
+///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>	<episode group|->	<episode reason|->	<locale|->	<active hour|->	<activity reports>	<platform|->
 ///     E	<sink,sink>	<event JSON>
 ///     X	<dead letter JSON>
 ///     END	<lines>	<checksum of every byte before this line>
@@ -26,7 +26,8 @@ import RemindCore
 /// (format 1, from before the checksum, is still read). `errors` and `conditions` are the
 /// bit sets `PermissionErrorSet` and `ServiceConditions` in decimal. Formats 1 and 2 kept a
 /// reason instead and no conditions, format 3 no episode group, format 4 no locale, format 5
-/// no activity (the send time's active hour and the reports behind it): their user
+/// no activity (the send time's active hour and the reports behind it), format 6 no platform
+/// (the copy's `ios` or `android`): their user
 /// lines are not read (`schedulesOutdated`), and
 /// start-up reads the user files once instead. The files are replaced whole, so a
 /// file that fails either check is damaged, not half-written: start-up quarantines it and says
@@ -36,9 +37,9 @@ struct Snapshot {
     static let outboxFileName = "outbox.tsv"
     static let header = "remindd-snapshot"
     /// The format written; user lines of any other are not read.
-    static let format = "6"
+    static let format = "7"
     /// Every format read; all but the first end each outbox line with a checksum.
-    static let formats = ["1", "2", "3", "4", "5", format]
+    static let formats = ["1", "2", "3", "4", "5", "6", format]
 
     var segment: UInt64
     /// The schedules to write (empty when read: a file's user lines go into `table`).
@@ -77,7 +78,8 @@ struct Snapshot {
             append(schedule.episodeGroup ?? "-")
             append("\t\(schedule.episodeReason?.rawValue ?? "-")\t")
             append(schedule.locale ?? "-")
-            append("\t\(schedule.activeHour.map(String.init) ?? "-")\t\(schedule.activityReports)")
+            append("\t\(schedule.activeHour.map(String.init) ?? "-")\t\(schedule.activityReports)\t")
+            append(schedule.platform?.rawValue ?? "-")
             append("\n")
         }
         end(schedules.count)
@@ -192,7 +194,7 @@ struct Snapshot {
         }
         fields.append(start..<line.upperBound)
         let malformed = SnapshotDamage("a user line is malformed")
-        guard fields.count == 17 else { throw malformed }
+        guard fields.count == 18 else { throw malformed }
         func field(_ index: Int) -> Slice<UnsafeBufferPointer<UInt8>> { buffer[fields[index]] }
         func optional(_ index: Int) -> Slice<UnsafeBufferPointer<UInt8>>? {
             let value = field(index)
@@ -238,6 +240,13 @@ struct Snapshot {
             activeHour = UInt8(hour + 1)
         }
         guard let activityReports = small(16).flatMap(UInt8.init(exactly:)) else { throw malformed }
+        var platform: CopyPlatform?
+        if let name = optional(17) {
+            guard let known = CopyPlatform.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name) }) else {
+                throw malformed
+            }
+            platform = known
+        }
         var reason: PermissionErrorType?
         if let name = optional(13) {
             guard let known = PermissionErrorType.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name) })
@@ -249,7 +258,7 @@ struct Snapshot {
             suppressed: field(8).first == UInt8(ascii: "1"), zone: optional(4), episodeStartedAt: start,
             deliveredCount: delivered, lastDeliveredAt: lastDelivery, lastReportAt: lastReport,
             lastHeartbeatAt: heartbeat, group: optional(12), reason: reason, locale: optional(14),
-            activeHour: activeHour, activityReports: activityReports)
+            activeHour: activeHour, activityReports: activityReports, platform: platform)
     }
 
     init(

@@ -90,3 +90,47 @@ struct EffectiveConfigurationTests {
         #expect(webhook.headers["Authorization"] == headerSecret)
     }
 }
+
+/// The in-app copy keys and `platforms` are read strictly, naming the key path.
+struct InAppCopyConfigurationTests {
+    @Test(arguments: [
+        (#"{"notification":{"platforms":{"windows":{}}}}"#, "notification.platforms.windows"),
+        (#"{"notification":{"platforms":{"ios":{"inAppTitel":"x"}}}}"#, "notification.platforms.ios.inAppTitel"),
+        (#"{"notification":{"platforms":{"ios":{"platforms":{}}}}}"#, "notification.platforms.ios.platforms"),
+        (#"{"notification":{"inAppButton":" "}}"#, "notification.inAppButton"),
+        (
+            #"{"notification":{"byReason":{"motionNotAuthorized":{"inAppLabel":"x"}}}}"#,
+            "notification.byReason.motionNotAuthorized.inAppLabel"
+        ),
+        (#"{"experiment":{"variants":[{"name":"v","platforms":{"web":{}}}]}}"#, "experiment.variants[0].platforms.web"),
+        (#"{"inApp":{"maxPerEpisode":0}}"#, "inApp.maxPerEpisode"),
+        (#"{"inApp":{"enabled":true,"every":1}}"#, "inApp.every"),
+    ])
+    func badCopyIsRefusedNamingTheKeyPath(json: String, field: String) {
+        #expect {
+            try DaemonConfiguration(parsing: Array(json.utf8))
+        } throws: { error in
+            (error as? ValidationError)?.field == field
+        }
+    }
+
+    @Test func platformsAndInAppTextsAreKeptAndShown() throws {
+        let json =
+            #"{"notification":{"inAppTitle":"Keep trips","platforms":{"android":{"inAppButton":"Open","localizations":{"de":{"inAppButton":"Öffnen"}}}}},"#
+            + #""experiment":{"variants":[{"name":"v","inAppBody":"Variant body","platforms":{"ios":{"notificationTitle":"iOS"}}}]}}"#
+        let configuration = try DaemonConfiguration(parsing: Array(json.utf8))
+        let copy = configuration.notification.copy
+        #expect(copy.texts[.inAppTitle] == "Keep trips")
+        #expect(copy.platforms[.android]?.localizations["de"]?.texts[.inAppButton] == "Öffnen")
+        #expect(configuration.experiment.variants[0].copy.platforms[.ios]?.notificationTitle == "iOS")
+        let shown = configuration.json.serialized
+        #expect(
+            shown.contains(#""inAppTitle":"Keep trips""#)
+                && shown.contains(#""platforms":{"android":{"inAppButton":"Open""#))
+        #expect(shown.contains(#""inAppBody":"Variant body""#))
+        // What is shown reads back as the same configuration.
+        #expect(
+            try DaemonConfiguration(json: try JSONParser.parse(Array(shown.utf8))).notification
+                == configuration.notification)
+    }
+}

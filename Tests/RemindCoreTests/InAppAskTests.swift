@@ -246,3 +246,60 @@ struct EpisodeOpeningTests {
         #expect(opening([.always, nil, .denied]) == .again)
     }
 }
+
+/// The copy's walk with in-app texts and platforms: each text the first found of the platform's
+/// set, then the variant's own; in-app texts fall back to the notification's; reminders use
+/// the platform's texts too.
+struct InAppCopyTests {
+    let copy: CopySet = {
+        var ios = CopySet(texts: CopySet.Texts(inAppTitle: "iOS title"))
+        ios.localizations = ["de": CopySet.Localization(texts: CopySet.Texts(inAppButton: "Einstellungen"))]
+        ios.byReason = [.locationServicesTurnedOff: CopySet.Texts(notificationTitle: "iOS: services off")]
+        var set = CopySet(
+            texts: CopySet.Texts(
+                notificationTitle: "Trips", notificationDescription: "Grant Always", inAppBody: "Why Always matters"))
+        set.localizations = ["de": CopySet.Localization(notificationTitle: "Fahrten")]
+        set.platforms = [.ios: ios]
+        return set
+    }()
+
+    @Test func eachTextIsTheFirstFound() {
+        let iosGerman = copy.resolveAsk(
+            reason: .locationNotAuthorizedAlways, locale: "de-CH", platform: .ios, action: .settings)
+        #expect(iosGerman.title == "iOS title" && iosGerman.body == "Why Always matters")
+        #expect(iosGerman.button == "Einstellungen")
+        let android = copy.resolveAsk(
+            reason: .locationNotAuthorizedAlways, locale: "de", platform: .android, action: .prompt)
+        // No in-app title anywhere for Android: the notification's, in German.
+        #expect(android.title == "Fahrten" && android.button == "Allow")
+        #expect(
+            copy.resolveAsk(reason: .locationNotAuthorizedAlways, locale: nil, platform: nil, action: .settings).button
+                == "Open Settings")
+        #expect(
+            copy.resolve(reason: .locationServicesTurnedOff, locale: "de", platform: .ios).title == "iOS: services off")
+        #expect(copy.resolve(reason: .locationServicesTurnedOff, locale: "de", platform: .android).title == "Fahrten")
+    }
+
+    @Test func platformsAreTheFirstWordOfTheReportedOne() {
+        #expect(CopyPlatform(reported: "Android 14") == .android && CopyPlatform(reported: "iOS 18.1") == .ios)
+        #expect(CopyPlatform(reported: "IOS") == .ios && CopyPlatform(reported: "iPadOS 18") == nil)
+        #expect(CopyPlatform(reported: nil) == nil && CopyPlatform(reported: "") == nil)
+    }
+
+    /// A reminder fired from the schedule alone is worded for the user's platform.
+    @Test func remindersUseThePlatformsTexts() throws {
+        var notification = LocationNotificationConfiguration(notificationTriggerDelay: 60)
+        notification.platforms = [.android: CopySet(texts: CopySet.Texts(notificationTitle: "Allow all the time"))]
+        let policy = ReminderPolicy(configuration: PolicyConfiguration(notification: notification))
+        let start = Fixtures.date("2026-11-22T10:00:00Z")
+        var report = PermissionReport(location: .whileInUse, notifications: .authorized, observedAt: start)
+        report.platform = "Android 14"
+        let record = policy.apply(report, to: nil, userID: Fixtures.userID("droid"), receivedAt: start).record
+        #expect(record.schedule.platform == .android)
+        let fired = policy.fire(record.schedule, now: start.addingTimeInterval(120), daemonStartedAt: nil)
+        guard case .reminder(let reminder)? = fired.events.first else {
+            throw ValidationError(field: "", reason: "no reminder")
+        }
+        #expect(reminder.title == "Allow all the time")
+    }
+}

@@ -33,14 +33,18 @@ public struct UserSchedule: Sendable, Equatable {
     /// what `notification.sendTime` `active` moves a reminder by, without the user's file.
     public var activeHour: Int?
     public var activityReports: Int
+    /// The platform of the user's last reported `platform`, if it is one copy sets know: the
+    /// texts a reminder fired from the schedule alone uses (`CopySet.platforms`).
+    public var platform: CopyPlatform?
 
     public init(
         userID: UserID, errors: PermissionErrorSet, conditions: ServiceConditions = ServiceConditions(rawValue: 0),
         notificationsDeliverable: Bool, timeZone: String?, episodeStartedAt: Date?, deliveredCount: Int,
         lastDeliveredAt: Date?, isSuppressed: Bool, lastReportAt: Date, lastHeartbeatAt: Date?,
         episodeGroup: String? = nil, episodeReason: PermissionErrorType? = nil, locale: String? = nil,
-        activeHour: Int? = nil, activityReports: Int = 0
+        activeHour: Int? = nil, activityReports: Int = 0, platform: CopyPlatform? = nil
     ) {
+        self.platform = platform
         self.activeHour = activeHour
         self.activityReports = activityReports
         self.locale = locale
@@ -80,6 +84,7 @@ extension UserRecord {
             episodeReason: open?.reason,
             locale: device.locale,
             activeHour: activity.mostActiveHour,
-            activityReports: activity.total)
+            activityReports: activity.total,
+            platform: CopyPlatform(reported: platform))
     }
 }
