@@ -120,12 +120,22 @@ struct Simulation {
                 let openEpisodes = openUsers.compactMap { records[Int($0)]?.openEpisode }
                 let epoch = Date(timeIntervalSince1970: 0)
                 let all = outcomes.report(since: epoch, until: slot) { body in
-                    for episode in openEpisodes { body(episode.startedAt, episode.group, episode.reason, nil) }
+                    for episode in openEpisodes {
+                        body(
+                            OpenEpisode(
+                                startedAt: episode.startedAt, group: episode.group, reason: episode.reason, userID: nil)
+                        )
+                    }
                 }
                 let old = outcomes.report(
                     since: epoch, until: slot.addingTimeInterval(-TimeInterval(settings.adaptive.horizonSeconds))
                 ) { body in
-                    for episode in openEpisodes { body(episode.startedAt, episode.group, episode.reason, nil) }
+                    for episode in openEpisodes {
+                        body(
+                            OpenEpisode(
+                                startedAt: episode.startedAt, group: episode.group, reason: episode.reason, userID: nil)
+                        )
+                    }
                 }
                 let state = AdaptiveAllocation.compute(
                     configured: base.experiment.configuredWeights,

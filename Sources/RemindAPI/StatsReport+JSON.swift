@@ -14,7 +14,10 @@ import RemindCore
 ///  "allocation":{"type":"adaptive","computedAt":"…","learned":true,
 ///                "groups":{"default":{"weight":0.6,"probabilityBest":0.93,"successes":120,"failures":300}}},
 ///  "bySendTime":{"due":{"episodes":…,"resolved":…,"resolutionRate":…,"resolutionRateCI95":[…]},"active":{…}},
-///  "sendTimeUplift":0.02}
+///  "sendTimeUplift":0.02,
+///  "funnel":{"default":{"episodes":{"count":1200},"reminded":{"count":900,"rate":0.75,"rateCI95":[…]},…,
+///            "resolved":{…}},"byReason":{<reason>:{…}},"byPlatform":{"ios":{…}}},
+///  "resolvedAfterAsk":{"default":{"accepted":{"episodes","resolved","rate","rateCI95"},"notAccepted":{…}}}}
 /// ```
 ///
 /// `allocation` is `{"type":"fixed","groups":{<name>:{"weight":…}}}` with fixed weights;
@@ -99,8 +102,68 @@ extension StatsReport {
             writer.key("sendTimeUplift")
             writer.value(sendTimeUplift.map(Self.rounded) ?? .null)
         }
+        writer.key("funnel")
+        writer.beginObject()
+        for named in funnel.byGroup { Self.write(named, to: &writer) }
+        for (name, list) in [("byReason", funnel.byReason), ("byPlatform", funnel.byPlatform)] {
+            writer.key(name)
+            writer.beginObject()
+            for named in list { Self.write(named, to: &writer) }
+            writer.endObject()
+        }
+        writer.endObject()
+        writer.key("resolvedAfterAsk")
+        writer.beginObject()
+        for named in funnel.byGroup {
+            writer.key(named.name)
+            writer.beginObject()
+            Self.writeRate("accepted", episodes: named.sum.accepted, resolved: named.sum.acceptedResolved, to: &writer)
+            Self.writeRate(
+                "notAccepted", episodes: named.sum.notAccepted, resolved: named.sum.notAcceptedResolved, to: &writer)
+            writer.endObject()
+        }
+        writer.endObject()
         writer.endObject()
         return writer.bytes
+    }
+
+    /// One funnel: each step's count, and from the second on its rate of the step before with
+    /// its Wilson interval.
+    private static func write(_ named: NamedFunnel, to writer: inout JSONWriter) {
+        writer.key(named.name)
+        writer.beginObject()
+        for (index, step) in FunnelAggregate.steps.enumerated() {
+            writer.key(step)
+            writer.beginObject()
+            let count = named.sum.reached[index]
+            writer.member("count", count)
+            if index > 0 {
+                let previous = named.sum.reached[index - 1]
+                writer.key("rate")
+                writer.value(previous > 0 ? rounded(Double(count) / Double(previous)) : .null)
+                writer.key("rateCI95")
+                writer.value(interval(successes: count, trials: previous))
+            }
+            writer.endObject()
+        }
+        writer.endObject()
+    }
+
+    private static func writeRate(_ name: String, episodes: Int, resolved: Int, to writer: inout JSONWriter) {
+        writer.key(name)
+        writer.beginObject()
+        writer.member("episodes", episodes)
+        writer.member("resolved", resolved)
+        writer.key("rate")
+        writer.value(episodes > 0 ? rounded(Double(resolved) / Double(episodes)) : .null)
+        writer.key("rateCI95")
+        writer.value(interval(successes: resolved, trials: episodes))
+        writer.endObject()
+    }
+
+    private static func interval(successes: Int, trials: Int) -> JSONValue {
+        wilson(successes: successes, trials: trials).map { .array([rounded($0.lowerBound), rounded($0.upperBound)]) }
+            ?? .null
     }
 
     private static func write(_ allocation: Allocation, to writer: inout JSONWriter) {
@@ -194,6 +257,25 @@ extension StatsReport {
             allocation = Allocation(
                 type: try allocationReader.string("type"), computedAt: computedAt, learned: learned, groups: members)
         }
+        if case .object(let object)? = reader.optionalValue("funnel") {
+            let after: JSONObject
+            if case .object(let object)? = reader.optionalValue("resolvedAfterAsk") {
+                after = object
+            } else {
+                after = [:]
+            }
+            var byGroup: [NamedFunnel] = []
+            for (name, value) in object.members where name != "byReason" && name != "byPlatform" {
+                byGroup.append(NamedFunnel(name: name, sum: Self.funnel(value, resolvedAfterAsk: after[name])))
+            }
+            func list(_ key: String) -> [NamedFunnel] {
+                guard case .object(let members)? = object[key] else { return [] }
+                return members.members.map {
+                    NamedFunnel(name: $0.key, sum: Self.funnel($0.value, resolvedAfterAsk: nil))
+                }
+            }
+            funnel = Funnel(byGroup: byGroup, byReason: list("byReason"), byPlatform: list("byPlatform"))
+        }
         if case .object(let object)? = reader.optionalValue("bySendTime") {
             bySendTime = object.members.compactMap { name, value in
                 guard case .object(let fields) = value else { return nil }
@@ -202,6 +284,27 @@ extension StatsReport {
                     resolved: fields["resolved"]?.number.map { Int($0) } ?? 0)
             }
         }
+    }
+}
+
+extension StatsReport {
+    /// A funnel read back from its steps' counts (and its `resolvedAfterAsk` entry); an empty
+    /// one when they do not make one.
+    fileprivate static func funnel(_ value: JSONValue, resolvedAfterAsk: JSONValue?) -> FunnelAggregate {
+        guard case .object(let steps) = value else { return FunnelAggregate() }
+        let reached = FunnelAggregate.steps.map { step -> Int in
+            guard case .object(let fields)? = steps[step] else { return 0 }
+            return fields["count"]?.number.map { Int($0) } ?? 0
+        }
+        var afterAsk = [0, 0, 0, 0]
+        if case .object(let after)? = resolvedAfterAsk {
+            for (offset, name) in ["accepted", "notAccepted"].enumerated() {
+                guard case .object(let fields)? = after[name] else { continue }
+                afterAsk[offset * 2] = fields["episodes"]?.number.map { Int($0) } ?? 0
+                afterAsk[offset * 2 + 1] = fields["resolved"]?.number.map { Int($0) } ?? 0
+            }
+        }
+        return FunnelAggregate(stored: reached + afterAsk) ?? FunnelAggregate()
     }
 }
 

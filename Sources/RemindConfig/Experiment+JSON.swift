@@ -37,7 +37,8 @@ extension Experiment {
                 throw ValidationError(field: namePath, reason: "must be 1 to 64 characters from A-Z a-z 0-9 _ -")
             }
             guard !Self.reservedNames.contains(name) else {
-                throw ValidationError(field: namePath, reason: "\"\(name)\" is reserved (default, holdout)")
+                throw ValidationError(
+                    field: namePath, reason: "\"\(name)\" is reserved (default, holdout, byReason, byPlatform)")
             }
             guard names.insert(name).inserted else {
                 throw ValidationError(field: namePath, reason: "\"\(name)\" names another variant already")

@@ -27,6 +27,8 @@ public final class DaemonMetrics: Sendable {
     private let completedSeen = Mutex(0)
     /// The same for the bytes appended to the write-ahead log.
     private let logBytesSeen = Mutex(0)
+    /// The funnel totals counted so far, by group and step (`recordFunnel`).
+    private let funnelSeen = Mutex([String: Int]())
     private let allocationGroups = Mutex<Set<String>>([])
 
     /// A metric's `# HELP` text; every name the daemon registers is in ``help`` (the metrics
@@ -64,6 +66,8 @@ public final class DaemonMetrics: Sendable {
         SinkStatistics.Label.backoff: "The backoff most recently chosen before a retry.",
         SinkStatistics.Label.inFlight: "Deliveries in progress.",
         "remindd_allocation_weight": "The share of new non-holdout episodes each group is given (fixed or learned).",
+        "remindd_funnel_total":
+            "Episodes of all time that reached each funnel step and every step before it (as /v1/stats counts them).",
     ]
 
     /// Sets `remindd_allocation_weight{group}`; groups no longer weighted are removed.
@@ -180,6 +184,26 @@ public final class DaemonMetrics: Sendable {
             ).set(Double(statistics.outboxPending[sink] ?? 0))
         }
         return Self.addingServiceSeries(to: registry.emitToBuffer(), statistics: statistics, services: services)
+    }
+
+    /// `remindd_funnel_total{group,step}`: each group's ordered funnel over all episodes, as
+    /// `/v1/stats` counts it, grown to the totals given (an episode only ever moves on).
+    func recordFunnel(_ funnel: [StatsReport.NamedFunnel]) {
+        for named in funnel {
+            for (index, step) in FunnelAggregate.steps.enumerated() {
+                let total = named.sum.reached[index]
+                let key = "\(named.name)\u{0}\(step)"
+                let grown = funnelSeen.withLock { seen in
+                    defer { seen[key] = max(seen[key] ?? 0, total) }
+                    return max(0, total - (seen[key] ?? 0))
+                }
+                // Made once per series, at 0, so that every step shows from the first scrape.
+                let counter = registry.makeCounter(
+                    name: "remindd_funnel_total", labels: [("group", named.name), ("step", step)],
+                    help: Self.helpText("remindd_funnel_total"))
+                if grown > 0 { counter.increment(by: Int64(grown)) }
+            }
+        }
     }
 
     /// Grows `counter` to a running total the store keeps (by what it gained since `seen`).

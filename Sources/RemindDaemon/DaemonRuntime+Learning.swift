@@ -93,6 +93,21 @@ extension DaemonRuntime {
     /// minute, so that a new deployment's send time follows its users within a minute, not at
     /// the next `reweightSeconds` slot. The store keeps the 24 counts current; the policy is
     /// replaced only when the hour moved.
+    /// Brings `remindd_funnel_total` up to the store's funnel of all time, at most once a minute
+    /// (it is the `/v1/stats` of every episode: a scan of the closed ones on files, day sums on
+    /// PostgreSQL), when `/metrics` is read.
+    func refreshFunnelMetric() async {
+        let now = wallClock()
+        let due = funnelRefreshedAt.withLock { last in
+            guard last.map({ now.timeIntervalSince($0) >= 60 || now < $0 }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        let report = await store.stats(since: Date(timeIntervalSince1970: 0), until: now.addingTimeInterval(86_400))
+        metrics.recordFunnel(report.funnel.byGroup)
+    }
+
     func refreshPopulationHour() async {
         guard let source = store as? any LearningStore else { return }
         let hour = await populationActiveHour(configuration, source)

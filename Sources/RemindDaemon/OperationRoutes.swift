@@ -123,6 +123,7 @@ struct OperationRoutes {
 
     @Sendable func getMetrics(_ request: Request, context: Context) async -> Response {
         let statistics = await runtime.store.statistics()
+        await runtime.refreshFunnelMetric()
         let text = runtime.metrics.exposition(
             statistics: statistics, sinks: runtime.sinks.map(\.sink.name), services: runtime.configuration.services)
         return Response(

@@ -172,7 +172,54 @@ enum PostgresSchema {
             WHERE active_hour IS NOT NULL GROUP BY active_hour
             """,
         ],
+        // 9. The funnel (docs/outcomes.md): each user's platform and their open episode's steps
+        // as columns, and the closed episodes' funnel summed per day, group, reason and
+        // platform ('' for none) beside the day sums. Started from the documents and the
+        // outcomes as they are: those of earlier versions know no engagement, so an episode
+        // counts at most as reminded.
+        [
+            "ALTER TABLE remindd_users ADD COLUMN platform text, ADD COLUMN episode_marks smallint NOT NULL DEFAULT 0",
+            """
+            UPDATE remindd_users SET platform = \(platformCase("doc ->> 'platform'"))
+            WHERE coalesce(doc ->> 'platform', '') <> ''
+            """,
+            """
+            UPDATE remindd_users SET episode_marks = 1
+            WHERE episode_started_at IS NOT NULL AND coalesce(episode_group, 'default') <> 'holdout' AND EXISTS (
+                SELECT 1 FROM jsonb_array_elements(doc -> 'episodes' -> 0 -> 'deliveries') AS d
+                WHERE NOT coalesce((d ->> 'heldOut')::boolean, false))
+            """,
+            """
+            CREATE TABLE remindd_funnel_days (
+                day int8 NOT NULL,
+                grp text NOT NULL,
+                reason text NOT NULL,
+                platform text NOT NULL,
+                counts int8[] NOT NULL,
+                PRIMARY KEY (day, grp, reason, platform)
+            )
+            """,
+            """
+            INSERT INTO remindd_funnel_days (day, grp, reason, platform, counts)
+            SELECT day, grp, reason, platform,
+                ARRAY[count(*), count(*) FILTER (WHERE reminded), 0, 0, 0, 0, 0, 0, 0, 0, 0]::int8[]
+            FROM (
+                SELECT floor(extract(epoch FROM started_at) / 86400)::int8 AS day, l ->> 'group' AS grp,
+                    coalesce(l ->> 'reason', '') AS reason,
+                    CASE WHEN coalesce(l ->> 'platform', '') = '' THEN ''
+                        ELSE \(platformCase("l ->> 'platform'")) END AS platform,
+                    coalesce((l ->> 'reminders')::int, 0) > 0 AND l ->> 'group' <> 'holdout' AS reminded
+                FROM (SELECT started_at, line::jsonb AS l FROM remindd_outcomes WHERE summed) AS o
+            ) AS lines
+            GROUP BY day, grp, reason, platform
+            """,
+        ],
     ]
+
+    /// SQL naming the statistics' platform (`ReportedPlatform`) of a reported platform string.
+    private static func platformCase(_ expression: String) -> String {
+        "CASE lower(split_part(\(expression), ' ', 1)) WHEN 'ios' THEN 'ios' WHEN 'android' THEN 'android' ELSE 'other' END"
+    }
 
     /// Brings the schema to the newest version; returns the versions applied now.
     static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {

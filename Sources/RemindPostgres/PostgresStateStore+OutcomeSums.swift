@@ -51,6 +51,7 @@ extension PostgresStateStore {
             return nil
         }
         var sums: [DayKey: OutcomeAggregate] = [:]
+        var funnels: [FunnelDayKey: FunnelAggregate] = [:]
         var folded = 0
         for try await (day, line) in try await connection.query(
             """
@@ -67,7 +68,12 @@ extension PostgresStateStore {
                 day: day, group: outcome.group, reason: outcome.reason?.rawValue ?? "",
                 sendTime: outcome.sendTime?.rawValue ?? "")
             sums[key, default: .init()].add(outcome)
+            let funnelKey = FunnelDayKey(
+                day: day, group: outcome.group, reason: outcome.reason?.rawValue ?? "",
+                platform: ReportedPlatform(reported: outcome.platform)?.rawValue ?? "")
+            funnels[funnelKey, default: .init()].add(outcome.marks, resolved: outcome.outcome == .resolved)
         }
+        try await addFunnels(funnels, on: connection)
         guard !sums.isEmpty else { return folded }
         let keys = Array(sums.keys)
         for try await row in try await connection.query(
@@ -105,6 +111,39 @@ extension PostgresStateStore {
         return folded
     }
 
+    /// Merges `funnels` into their day sums (`remindd_funnel_days`), in the fold's transaction.
+    private func addFunnels(_ funnels: [FunnelDayKey: FunnelAggregate], on connection: PostgresConnection) async throws
+    {
+        guard !funnels.isEmpty else { return }
+        var funnels = funnels
+        let keys = Array(funnels.keys)
+        for try await (day, group, reason, platform, counts) in try await connection.query(
+            """
+            SELECT day, grp, reason, platform, counts FROM remindd_funnel_days d
+            JOIN unnest(
+                \(keys.map(\.day))::int8[], \(keys.map(\.group))::text[], \(keys.map(\.reason))::text[],
+                \(keys.map(\.platform))::text[]
+            ) AS k(day, grp, reason, platform) USING (day, grp, reason, platform)
+            """, logger: logger
+        ).decode((Int, String, String, String, BigintArray).self) {
+            let key = FunnelDayKey(day: day, group: group, reason: reason, platform: platform)
+            guard let stored = FunnelAggregate(stored: counts.values) else {
+                throw StoreError.database("the funnel's day sum \(day) \(group) \(reason) \(platform) does not add up")
+            }
+            funnels[key]?.merge(stored)
+        }
+        // A handful of keys a fold (days × groups × reasons × platforms): a statement each, as
+        // the day sums are written.
+        for (key, sum) in funnels {
+            try await connection.query(
+                """
+                INSERT INTO remindd_funnel_days (day, grp, reason, platform, counts)
+                VALUES (\(key.day), \(key.group), \(key.reason), \(key.platform), \(sum.stored))
+                ON CONFLICT (day, grp, reason, platform) DO UPDATE SET counts = excluded.counts
+                """, logger: logger)
+        }
+    }
+
     /// day, group, reason, episodes, resolved, forgotten, after_reminders, ttf_exact,
     /// ttf_buckets, ttf_counts, send_time.
     typealias DayRow = (Int, String, String, Int, Int, Int, BigintArray, [Double]?, BigintArray, BigintArray, String)
@@ -125,6 +164,15 @@ extension PostgresStateStore {
             episodes: row.3, resolved: resolved, forgotten: row.5, resolvedAfterReminders: row.6.values,
             timesToFix: times)
     }
+}
+
+/// A funnel day sum's key: days since 1970-01-01 UTC of the episodes' start, their group,
+/// reason and platform ("" for none).
+struct FunnelDayKey: Hashable, Sendable {
+    var day: Int
+    var group: String
+    var reason: String
+    var platform: String
 }
 
 /// A day sum's key: days since 1970-01-01 UTC of the episodes' start, their group, their

@@ -101,7 +101,9 @@ extension PostgresStateStore {
                         from: wholeUntil, until: until, onlyUnsummed: false, to: &outcomes, on: connection),
                     uniquingKeysWith: +)
                 let sums = try await self.daySums(first..<end, resolvedOutside: resolved, on: connection)
-                return try await self.report(since: since, until: until, outcomes, sums: sums, on: connection)
+                let funnelSums = try await self.funnelDaySums(first..<end, on: connection)
+                return try await self.report(
+                    since: since, until: until, outcomes, sums: sums, funnelSums: funnelSums, on: connection)
             }
         } catch {
             logger.error("stats: \(error)")
@@ -170,29 +172,58 @@ extension PostgresStateStore {
         }
     }
 
+    /// The funnel's day sums of `days`.
+    private func funnelDaySums(
+        _ days: Range<Int>, on connection: PostgresConnection
+    ) async throws
+        -> [FunnelAggregate.Keyed]
+    {
+        var sums: [FunnelAggregate.Keyed] = []
+        for try await (day, group, reason, platform, counts) in try await connection.query(
+            """
+            SELECT day, grp, reason, platform, counts FROM remindd_funnel_days
+            WHERE day >= \(days.lowerBound) AND day < \(days.upperBound)
+            """, logger: logger
+        ).decode((Int, String, String, String, BigintArray).self) {
+            guard let sum = FunnelAggregate(stored: counts.values) else {
+                throw StoreError.database("the funnel's day sum \(day) \(group) \(reason) \(platform) does not add up")
+            }
+            sums.append(
+                FunnelAggregate.Keyed(
+                    group: group, reason: PermissionErrorType(rawValue: reason),
+                    platform: ReportedPlatform(rawValue: platform), sum: sum))
+        }
+        return sums
+    }
+
     /// The report of the closed episodes gathered, with the open ones from the users' columns.
     private func report(
         since: Date, until: Date, _ outcomes: OutcomeStatistics, sums: [OutcomeAggregate.Keyed],
-        on connection: PostgresConnection
+        funnelSums: [FunnelAggregate.Keyed] = [], on connection: PostgresConnection
     ) async throws -> StatsReport {
         let sendTime = policy.configuration.notification.sendTime
         // The user decides an open episode's send-time arm: read only while send time is on.
         let byArm = sendTime != .due
-        var open: [(Date, String, PermissionErrorType?, UserID?)] = []
-        for try await (started, group, reason, user) in try await connection.query(
+        var open: [OpenEpisode] = []
+        for try await (started, group, reason, user, marks, platform) in try await connection.query(
             """
-            SELECT episode_started_at, episode_group, episode_reason, CASE WHEN \(byArm) THEN user_id END
+            SELECT episode_started_at, episode_group, episode_reason, CASE WHEN \(byArm) THEN user_id END,
+                episode_marks, platform
             FROM remindd_users WHERE episode_started_at >= \(since) AND episode_started_at < \(until)
             """, logger: logger
-        ).decode((Date, String?, String?, String?).self) {
+        ).decode((Date, String?, String?, String?, Int16, String?).self) {
             open.append(
-                (
-                    started.millisecondPrecision, group ?? Experiment.defaultGroup,
-                    reason.flatMap(PermissionErrorType.init(rawValue:)), user.flatMap { try? UserID($0) }
-                ))
+                OpenEpisode(
+                    startedAt: started.millisecondPrecision, group: group ?? Experiment.defaultGroup,
+                    reason: reason.flatMap(PermissionErrorType.init(rawValue:)),
+                    userID: user.flatMap { try? UserID($0) },
+                    marks: FunnelMarks(rawValue: UInt8(truncatingIfNeeded: marks)),
+                    platform: platform.flatMap(ReportedPlatform.init(rawValue:))))
         }
-        return outcomes.report(since: since, until: until, adding: sums, sendTime: sendTime) { body in
-            for (started, group, reason, user) in open { body(started, group, reason, user) }
+        return outcomes.report(
+            since: since, until: until, adding: sums, funnelSums: funnelSums, sendTime: sendTime
+        ) { body in
+            for episode in open { body(episode) }
         }
     }
 }

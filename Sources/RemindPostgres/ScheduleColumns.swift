@@ -16,6 +16,10 @@ struct ScheduleColumns: Sendable, Equatable {
     var episodeReason: String?
     /// The user's most active hour (`UserSchedule.activeHour`), counted per hour.
     var activeHour: Int16?
+    /// The user's platform and their open episode's funnel steps: what `/v1/stats` splits
+    /// open episodes by.
+    var platform: String?
+    var episodeMarks: Int16
 
     init(_ schedule: UserSchedule, policy: ReminderPolicy, daemonStartedAt: Date) {
         let index = policy.index(schedule, daemonStartedAt: daemonStartedAt)
@@ -28,6 +32,8 @@ struct ScheduleColumns: Sendable, Equatable {
         episodeGroup = schedule.episodeGroup
         episodeReason = schedule.episodeReason?.rawValue
         activeHour = schedule.activeHour.map(Int16.init)
+        platform = schedule.platform?.rawValue
+        episodeMarks = Int16(schedule.funnelMarks.rawValue)
     }
 
     /// What of the policy the columns depend on: when it changes, every row is recomputed.

@@ -60,7 +60,7 @@ extension FileStateStore {
         return outcomeStatistics.report(
             since: since, until: until, sendTime: policy.configuration.notification.sendTime
         ) { body in
-            schedules.table.forEachOpenEpisode { body($0, $1, $2, $3) }
+            schedules.table.forEachOpenEpisode(body)
         }
     }
 
@@ -69,9 +69,7 @@ extension FileStateStore {
     public func outcomeSources() async -> (closed: OutcomeStatistics, open: [OpenEpisode]) {
         await loadOutcomesForStats()
         var open: [OpenEpisode] = []
-        schedules.table.forEachOpenEpisode {
-            open.append(OpenEpisode(startedAt: $0, group: $1, reason: $2, userID: $3))
-        }
+        schedules.table.forEachOpenEpisode { open.append($0) }
         return (outcomeStatistics, open)
     }
 

@@ -79,9 +79,7 @@ public actor MemoryStateStore: PartitionableStore {
 
     public func outcomeSources() -> (closed: OutcomeStatistics, open: [OpenEpisode]) {
         var open: [OpenEpisode] = []
-        schedule.table.forEachOpenEpisode {
-            open.append(OpenEpisode(startedAt: $0, group: $1, reason: $2, userID: $3))
-        }
+        schedule.table.forEachOpenEpisode { open.append($0) }
         return (outcomes, open)
     }
 
@@ -105,7 +103,7 @@ public actor MemoryStateStore: PartitionableStore {
 
     public func stats(since: Date, until: Date) -> StatsReport {
         outcomes.report(since: since, until: until, sendTime: policy.configuration.notification.sendTime) { body in
-            schedule.table.forEachOpenEpisode { body($0, $1, $2, $3) }
+            schedule.table.forEachOpenEpisode(body)
         }
     }
 

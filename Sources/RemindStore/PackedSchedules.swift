@@ -29,14 +29,16 @@ struct PackedSchedules: Sendable {
         /// `ServiceConditions`: what holds for the services (docs/configuration.md).
         var conditions: UInt8
         /// Bit 0: notifications deliverable; bit 1: suppressed; bit 2: counted as a pending
-        /// reminder (see `Schedules`); bits 3–4: the copy platform (0 none, else 1 + its index
-        /// in `CopyPlatform`).
+        /// reminder (see `Schedules`); bits 3–4: the platform (0 none, else 1 + its index
+        /// in `ReportedPlatform`).
         var flags: UInt8
         /// The open episode's experiment group: 0 none, `overflowedGroup` for one kept in
         /// `overflow`, else its number in `groups`.
         var group: UInt8
         /// The open episode's opening reason: 0 none, else 1 + its index in `PermissionErrorType`.
         var reason: UInt8
+        /// The open episode's `FunnelMarks` (in what was padding before `locale`).
+        var marks: UInt8 = 0
         /// The device's locale: 0 none, `overflowedLocale` for one kept in `overflow`, else its
         /// number in `locales`. (In what was padding: the row stays 72 bytes.)
         var locale: UInt16 = 0
@@ -233,7 +235,7 @@ struct PackedSchedules: Sendable {
             flags: (schedule.notificationsDeliverable ? 1 : 0) | (schedule.isSuppressed ? 2 : 0)
                 | Self.platformBits(schedule.platform),
             group: schedule.episodeGroup.map { groups.number($0) ?? Self.overflowedGroup } ?? 0,
-            reason: schedule.episodeReason.map(Self.reasonNumber) ?? 0,
+            reason: schedule.episodeReason.map(Self.reasonNumber) ?? 0, marks: schedule.funnelMarks.rawValue,
             locale: schedule.locale.map { locales.number($0) ?? Self.overflowedLocale } ?? 0,
             activeHour: schedule.activeHour.map { UInt8(clamping: $0 + 1) } ?? 0,
             activityReports: UInt8(clamping: schedule.activityReports))
@@ -257,7 +259,7 @@ struct PackedSchedules: Sendable {
         lastDeliveredAt: Double, lastReportAt: Double, lastHeartbeatAt: Double,
         group: Slice<UnsafeBufferPointer<UInt8>>?, reason: PermissionErrorType?,
         locale: Slice<UnsafeBufferPointer<UInt8>>?, activeHour: UInt8 = 0, activityReports: UInt8 = 0,
-        platform: CopyPlatform? = nil
+        platform: ReportedPlatform? = nil, marks: FunnelMarks = []
     ) {
         let row = Row(
             userID: userID, episodeStartedAt: episodeStartedAt, lastDeliveredAt: lastDeliveredAt,
@@ -265,7 +267,7 @@ struct PackedSchedules: Sendable {
             zone: zone.map { Self.checkedZone(zones.number(utf8: $0)) } ?? 0, errors: errors, conditions: conditions,
             flags: (deliverable ? 1 : 0) | (suppressed ? 2 : 0) | Self.platformBits(platform),
             group: group.map { groups.number(utf8: $0) ?? Self.overflowedGroup } ?? 0,
-            reason: reason.map(Self.reasonNumber) ?? 0,
+            reason: reason.map(Self.reasonNumber) ?? 0, marks: marks.rawValue,
             locale: locale.map { locales.number(utf8: $0) ?? Self.overflowedLocale } ?? 0,
             activeHour: activeHour, activityReports: activityReports)
         keepOverflow(
@@ -274,13 +276,13 @@ struct PackedSchedules: Sendable {
         place(row)
     }
 
-    private static func platformBits(_ platform: CopyPlatform?) -> UInt8 {
-        platform.map { UInt8(CopyPlatform.allCases.firstIndex(of: $0)! + 1) << 3 } ?? 0
+    private static func platformBits(_ platform: ReportedPlatform?) -> UInt8 {
+        platform.map { UInt8(ReportedPlatform.allCases.firstIndex(of: $0)! + 1) << 3 } ?? 0
     }
 
-    private static func platform(_ flags: UInt8) -> CopyPlatform? {
+    private static func platform(_ flags: UInt8) -> ReportedPlatform? {
         let number = Int(flags >> 3 & 3)
-        return number == 0 ? nil : CopyPlatform.allCases[number - 1]
+        return number == 0 ? nil : ReportedPlatform.allCases[number - 1]
     }
 
     private static func reasonNumber(_ reason: PermissionErrorType) -> UInt8 {
@@ -312,7 +314,8 @@ struct PackedSchedules: Sendable {
             episodeReason: row.reason == 0 ? nil : PermissionErrorType.allCases[Int(row.reason) - 1],
             locale: locale(row),
             activeHour: row.activeHour == 0 ? nil : Int(row.activeHour) - 1,
-            activityReports: Int(row.activityReports), platform: Self.platform(row.flags))
+            activityReports: Int(row.activityReports), platform: Self.platform(row.flags),
+            funnelMarks: FunnelMarks(rawValue: row.marks))
     }
 
     private func group(_ row: Row) -> String? {
@@ -331,17 +334,20 @@ struct PackedSchedules: Sendable {
         }
     }
 
-    /// Calls `body` with every open episode's start, group, reason and user (whose send-time
-    /// arm it is in), without building the schedules: what `/v1/stats` adds to the closed
+    /// Calls `body` with every open episode (its start, group, reason, user, funnel steps and
+    /// platform), without building the schedules: what `/v1/stats` adds to the closed
     /// episodes.
-    func forEachOpenEpisode(_ body: (Date, String, PermissionErrorType?, UserID) -> Void) {
+    func forEachOpenEpisode(_ body: (OpenEpisode) -> Void) {
         for row in rowOf.values {
             let packed = rows[Int(row)]
             guard !packed.episodeStartedAt.isNaN else { continue }
             body(
-                Date(timeIntervalSinceReferenceDate: packed.episodeStartedAt),
-                group(packed) ?? Experiment.defaultGroup,
-                packed.reason == 0 ? nil : PermissionErrorType.allCases[Int(packed.reason) - 1], packed.userID)
+                OpenEpisode(
+                    startedAt: Date(timeIntervalSinceReferenceDate: packed.episodeStartedAt),
+                    group: group(packed) ?? Experiment.defaultGroup,
+                    reason: packed.reason == 0 ? nil : PermissionErrorType.allCases[Int(packed.reason) - 1],
+                    userID: packed.userID, marks: FunnelMarks(rawValue: packed.marks),
+                    platform: Self.platform(packed.flags)))
         }
     }
 

@@ -204,7 +204,7 @@ public final class PartitionedStore<Part: PartitionableStore>: StateStore {
         let sendTime = await policy.configuration.notification.sendTime
         return closed.report(since: since, until: until, sendTime: sendTime) { body in
             for source in sources {
-                for episode in source.open { body(episode.startedAt, episode.group, episode.reason, episode.userID) }
+                for episode in source.open { body(episode) }
             }
         }
     }

@@ -17,7 +17,7 @@ import RemindCore
 /// Tab-separated lines, because they parse several times faster than JSON objects:
 ///
 ///     remindd-snapshot	6	<first log segment to replay>
-///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>	<episode group|->	<episode reason|->	<locale|->	<active hour|->	<activity reports>	<platform|->
+///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>	<episode group|->	<episode reason|->	<locale|->	<active hour|->	<activity reports>	<platform|->	<funnel marks>
 ///     E	<sink,sink>	<event JSON>
 ///     X	<dead letter JSON>
 ///     END	<lines>	<checksum of every byte before this line>
@@ -27,7 +27,7 @@ import RemindCore
 /// bit sets `PermissionErrorSet` and `ServiceConditions` in decimal. Formats 1 and 2 kept a
 /// reason instead and no conditions, format 3 no episode group, format 4 no locale, format 5
 /// no activity (the send time's active hour and the reports behind it), format 6 no platform
-/// (the copy's `ios` or `android`): their user
+/// and funnel marks: their user
 /// lines are not read (`schedulesOutdated`), and
 /// start-up reads the user files once instead. The files are replaced whole, so a
 /// file that fails either check is damaged, not half-written: start-up quarantines it and says
@@ -80,6 +80,7 @@ struct Snapshot {
             append(schedule.locale ?? "-")
             append("\t\(schedule.activeHour.map(String.init) ?? "-")\t\(schedule.activityReports)\t")
             append(schedule.platform?.rawValue ?? "-")
+            append("\t\(schedule.funnelMarks.rawValue)")
             append("\n")
         }
         end(schedules.count)
@@ -194,7 +195,7 @@ struct Snapshot {
         }
         fields.append(start..<line.upperBound)
         let malformed = SnapshotDamage("a user line is malformed")
-        guard fields.count == 18 else { throw malformed }
+        guard fields.count == 19 else { throw malformed }
         func field(_ index: Int) -> Slice<UnsafeBufferPointer<UInt8>> { buffer[fields[index]] }
         func optional(_ index: Int) -> Slice<UnsafeBufferPointer<UInt8>>? {
             let value = field(index)
@@ -240,13 +241,14 @@ struct Snapshot {
             activeHour = UInt8(hour + 1)
         }
         guard let activityReports = small(16).flatMap(UInt8.init(exactly:)) else { throw malformed }
-        var platform: CopyPlatform?
+        var platform: ReportedPlatform?
         if let name = optional(17) {
-            guard let known = CopyPlatform.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name) }) else {
+            guard let known = ReportedPlatform.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name) }) else {
                 throw malformed
             }
             platform = known
         }
+        guard let marks = small(18).flatMap(UInt8.init(exactly:)) else { throw malformed }
         var reason: PermissionErrorType?
         if let name = optional(13) {
             guard let known = PermissionErrorType.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name) })
@@ -258,7 +260,8 @@ struct Snapshot {
             suppressed: field(8).first == UInt8(ascii: "1"), zone: optional(4), episodeStartedAt: start,
             deliveredCount: delivered, lastDeliveredAt: lastDelivery, lastReportAt: lastReport,
             lastHeartbeatAt: heartbeat, group: optional(12), reason: reason, locale: optional(14),
-            activeHour: activeHour, activityReports: activityReports, platform: platform)
+            activeHour: activeHour, activityReports: activityReports, platform: platform,
+            marks: FunnelMarks(rawValue: marks))
     }
 
     init(

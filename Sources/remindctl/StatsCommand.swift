@@ -22,6 +22,14 @@ struct StatsCommand: ParsableCommand {
               remindctl stats --since 90d
               remindctl stats --since 2026-11-01T00:00:00Z --until 2026-12-01T00:00:00Z
               remindctl --json stats --since 7d
+              remindctl stats --funnel
+
+            --funnel shows instead where users are lost on the way (docs/outcomes.md): \
+            of the episodes, how many were reminded, opened a reminder, were asked in the app, \
+            saw the ask, accepted it and fixed the setting, each step counting the episodes \
+            that reached every step before it, with its rate of the step before; by group, \
+            reason and platform; and the resolution of episodes with an accepted ask against \
+            those asked that never accepted.
             """)
 
     @OptionGroup(title: "Global Options")
@@ -32,6 +40,9 @@ struct StatsCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Episodes that opened before this time (default: now).", valueName: "time"))
     var until: String?
+
+    @Flag(help: "Show the funnel from reminder to fix instead of the outcomes.")
+    var funnel = false
 
     /// A timestamp, or a span back from `now` (`30d` is 30 days ago).
     static func instant(_ text: String, now: Date) -> Date? {
@@ -67,6 +78,10 @@ struct StatsCommand: ParsableCommand {
         terminal.line("Episodes that opened from \(time.both(report.since)) to \(time.both(report.until))")
         guard !report.groups.isEmpty else {
             terminal.line("No episodes in this window.")
+            return
+        }
+        if funnel {
+            Self.printFunnel(report, terminal)
             return
         }
         terminal.line("")
@@ -134,6 +149,52 @@ struct StatsCommand: ParsableCommand {
             }
             reasons.print(terminal)
         }
+    }
+
+    /// The funnel's tables: a row per group, reason and platform, each step's count and its
+    /// rate of the step before; then the resolution after an accepted ask.
+    static func printFunnel(_ report: StatsReport, _ terminal: Terminal) {
+        let splits = [
+            ("GROUP", report.funnel.byGroup), ("REASON", report.funnel.byReason),
+            ("PLATFORM", report.funnel.byPlatform),
+        ]
+        for (title, list) in splits where !list.isEmpty {
+            terminal.line("")
+            var table = Table(
+                header: [title] + FunnelAggregate.steps.map { $0.uppercased() },
+                rightAligned: Set(1...FunnelAggregate.steps.count))
+            for named in list {
+                let reached = named.sum.reached
+                table.append(
+                    [named.name]
+                        + reached.indices.map { step in
+                            guard step > 0 else { return "\(reached[0])" }
+                            let rate = reached[step - 1] > 0 ? Double(reached[step]) / Double(reached[step - 1]) : nil
+                            return "\(reached[step]) (\(rate.map(percent) ?? "—"))"
+                        })
+            }
+            table.print(terminal)
+        }
+        terminal.line("")
+        terminal.line("Resolved after an ask: episodes with an accepted ask against those asked that never accepted")
+        var after = Table(
+            header: ["GROUP", "ACCEPTED", "RESOLVED", "RATE", "95% CI", "NOT ACCEPTED", "RESOLVED", "RATE", "95% CI"],
+            rightAligned: [1, 2, 3, 5, 6, 7])
+        for named in report.funnel.byGroup {
+            let sum = named.sum
+            after.append(
+                [named.name] + rateCells(sum.accepted, sum.acceptedResolved)
+                    + rateCells(sum.notAccepted, sum.notAcceptedResolved))
+        }
+        after.print(terminal)
+    }
+
+    private static func rateCells(_ episodes: Int, _ resolved: Int) -> [String] {
+        let interval = StatsReport.wilson(successes: resolved, trials: episodes)
+        return [
+            "\(episodes)", "\(resolved)", episodes > 0 ? percent(Double(resolved) / Double(episodes)) : "—",
+            interval.map { "\(percent($0.lowerBound))–\(percent($0.upperBound))" } ?? "—",
+        ]
     }
 
     static func percent(_ rate: Double) -> String { String(format: "%.1f%%", rate * 100) }

@@ -148,7 +148,9 @@ struct ExperimentTests {
         ]
         let report = statistics.report(
             since: Fixtures.date("2026-11-01T00:00:00Z"), until: Fixtures.date("2026-12-01T00:00:00Z")
-        ) { body in for entry in open { body(entry.0, entry.1, entry.2, nil) } }
+        ) { body in
+            for entry in open { body(OpenEpisode(startedAt: entry.0, group: entry.1, reason: entry.2, userID: nil)) }
+        }
         #expect(report.groups.map(\.group) == ["default", "holdout"])
         let reminded = report.groups[0]
         #expect(reminded.episodes == 13)

@@ -15,12 +15,18 @@ struct OutcomeAggregateTests {
         var generator = SplitMix64(seed: seed)
         return (0..<count).map { index in
             let start = since.addingTimeInterval(Double(generator.next() % (29 * 86_400)))
-            return EpisodeOutcome(
+            var outcome = EpisodeOutcome(
                 userID: Fixtures.userID("u-\(index)"), group: ["default", "b", "holdout"][Int(generator.next() % 3)],
                 reason: reasons[Int(generator.next() % 3)], startedAt: start,
                 closedAt: start.addingTimeInterval(Double(generator.next() % 1_000_000)),
                 outcome: generator.next() % 5 == 0 ? .forgotten : .resolved, reminders: Int(generator.next() % 6),
-                platform: nil)
+                platform: [nil, "iOS 18", "Android 14", "KaiOS"][Int(generator.next() % 4)])
+            // What the app reported, at random: the funnel's sums must add up as the scan does.
+            let steps = Int(generator.next() % 5)
+            (outcome.opened, outcome.asks, outcome.asksShown, outcome.asksAccepted) = (
+                steps > 0 ? 1 : 0, steps > 1 ? 2 : 0, steps > 2 ? 1 : 0, steps > 3 ? 1 : 0
+            )
+            return outcome
         }
     }
 
@@ -31,6 +37,7 @@ struct OutcomeAggregateTests {
         var generator = SplitMix64(seed: seed)
         var scanned = OutcomeStatistics()
         var sums: [String: OutcomeAggregate.Keyed] = [:]
+        var funnels: [String: FunnelAggregate.Keyed] = [:]
         var resolved: [String: Int] = [:]
         for outcome in all {
             if outcome.outcome == .resolved { resolved[outcome.group, default: 0] += 1 }
@@ -41,6 +48,13 @@ struct OutcomeAggregateTests {
             let day = Int(outcome.startedAt.timeIntervalSince1970 / 86_400)
             let key = "\(day) \(outcome.group) \(outcome.reason?.rawValue ?? "")"
             sums[key, default: .init(group: outcome.group, reason: outcome.reason, sum: .init())].sum.add(outcome)
+            let platform = ReportedPlatform(reported: outcome.platform)
+            funnels[
+                key + " \(platform?.rawValue ?? "")",
+                default: .init(
+                    group: outcome.group, reason: outcome.reason, platform: platform, sum: .init())
+            ]
+            .sum.add(outcome.marks, resolved: outcome.outcome == .resolved)
         }
         let stored = sums.values.map { keyed in
             let times = keyed.sum.timesToFix
@@ -52,7 +66,7 @@ struct OutcomeAggregateTests {
                 resolvedAfterReminders: keyed.sum.resolvedAfterReminders, timesToFix: read)!
             return OutcomeAggregate.Keyed(group: keyed.group, reason: keyed.reason, sum: sum)
         }
-        return scanned.report(since: since, until: until, adding: stored) { _ in }
+        return scanned.report(since: since, until: until, adding: stored, funnelSums: Array(funnels.values)) { _ in }
     }
 
     func scanReport(_ all: [EpisodeOutcome]) -> StatsReport {

@@ -99,7 +99,7 @@ struct OutcomeLogTests {
         #expect(outcome.fileName == "outcomes-2026-12.jsonl")
         #expect(
             String(decoding: outcome.jsonBytes, as: UTF8.self)
-                == #"{"userID":"u-1","group":"mileage","reason":"locationNotAuthorizedAlways","startedAt":"2026-11-15T10:00:00Z","closedAt":"2026-12-01T00:00:00Z","outcome":"resolved","reminders":2,"platform":"ios"}"#
+                == #"{"userID":"u-1","group":"mileage","reason":"locationNotAuthorizedAlways","startedAt":"2026-11-15T10:00:00Z","closedAt":"2026-12-01T00:00:00Z","outcome":"resolved","reminders":2,"platform":"ios","opened":0,"asks":0,"asksShown":0,"asksAccepted":0}"#
         )
         #expect(try EpisodeOutcome(json: outcome.jsonBytes) == outcome)
     }

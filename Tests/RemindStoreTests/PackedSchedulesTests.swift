@@ -67,7 +67,7 @@ struct PackedSchedulesTests {
         table[removed.userID] = try schedule(removed.userID.rawValue, zone: nil, started: nil, errors: [])
         #expect(table[removed.userID]?.locale == nil && table[removed.userID]?.episodeGroup == nil)
         var open: [String: Int] = [:]
-        table.forEachOpenEpisode { _, group, _, _ in open[group, default: 0] += 1 }
+        table.forEachOpenEpisode { open[$0.group, default: 0] += 1 }
         #expect(open.count == 12 && open.values.reduce(0, +) == schedules.count - 1)
     }
 

@@ -16,17 +16,23 @@ struct PostgresOutcomeSumsTests {
     let policy = ReminderPolicy(
         configuration: PolicyConfiguration(
             notification: .init(notificationTriggerDelay: 60),
-            experiment: Experiment(holdoutPercent: 30)))
+            experiment: Experiment(holdoutPercent: 30), inApp: InAppConfiguration(enabled: true)))
 
-    /// Users open an episode on one of five days; most fix it hours later, some are forgotten
-    /// (deleted), the rest stay open.
+    static let platforms = [nil, "iOS 18.1", "Android 14", "HarmonyOS 4"]
+
+    /// Users open an episode on one of five days (each answered with an ask, on one of four
+    /// platforms); half are reminded, and of what they got some open, see and accept; most fix
+    /// it hours later, some are forgotten (deleted), the rest stay open.
     func play(_ stores: [any StateStore], users: Range<Int>) async throws {
         for index in users {
             let user = Fixtures.userID("u-\(index)")
             let opened = start.addingTimeInterval(Double(index % 5) * 86_400 + Double(index * 97 % 50_000))
             for store in stores {
-                _ = try await store.storeReport(
-                    PermissionReport(location: .whileInUse, observedAt: opened), for: user, receivedAt: opened)
+                var report = PermissionReport(location: .whileInUse, observedAt: opened)
+                report.platform = Self.platforms[index % 4]
+                _ = try await store.storeReport(report, for: user, receivedAt: opened)
+                if index % 2 == 0 { _ = try await store.fireDue(now: opened.addingTimeInterval(120)) }
+                try await engage(store, user, index)
                 let closed = opened.addingTimeInterval(Double(index * 7_919 % 200_000))
                 switch index % 7 {
                 case 0: _ = try await store.delete(user, at: closed)
@@ -37,6 +43,21 @@ struct PostgresOutcomeSumsTests {
                 }
             }
         }
+    }
+
+    /// What the app reports of the user's reminders and asks: some opened, shown, accepted.
+    func engage(_ store: any StateStore, _ user: UserID, _ index: Int) async throws {
+        guard let episode = try await store.record(user)?.openEpisode else { return }
+        var events: [EngagementEvent] = []
+        let at = episode.startedAt.addingTimeInterval(300)
+        if index % 3 != 2, let delivery = episode.deliveries.first(where: { !$0.heldOut }) {
+            events.append(EngagementEvent(kind: .reminderOpened, id: delivery.id, at: at))
+        }
+        if let ask = episode.asks.first {
+            if index % 4 != 3 { events.append(EngagementEvent(kind: .askShown, id: ask.id, at: at)) }
+            if index % 5 != 4 { events.append(EngagementEvent(kind: .askAccepted, id: ask.id, at: at)) }
+        }
+        _ = try await store.recordEvents(events, for: user)
     }
 
     var windows: [(Date, Date)] {
@@ -56,6 +77,10 @@ struct PostgresOutcomeSumsTests {
             let expected = await reference.stats(since: since, until: until)
             #expect(await store.stats(since: since, until: until) == expected, sourceLocation: sourceLocation)
             #expect(expected.groups.count == 2 && expected.groups.allSatisfy { $0.episodes > 0 })
+            // The funnel reaches its last step, and splits by every platform.
+            let funnel = expected.funnel.byGroup.first { $0.name == Experiment.defaultGroup }?.sum
+            #expect((funnel?.reached.last ?? 0) > 0 && (funnel?.accepted ?? 0) > 0)
+            #expect(expected.funnel.byPlatform.map(\.name) == ["android", "ios", "other", "unknown"])
         }
     }
 
@@ -73,6 +98,7 @@ struct PostgresOutcomeSumsTests {
         try await a.sumOutcomes()
         #expect(try server.psql(database, "SELECT count(*) FROM remindd_outcomes WHERE NOT summed") == "0\n")
         #expect(try server.psql(database, "SELECT sum(episodes) FROM remindd_outcome_days") == "\(outcomes)\n")
+        #expect(try server.psql(database, "SELECT sum(counts[1]) FROM remindd_funnel_days") == "\(outcomes)\n")
         await expectSameStats(a, reference)
         await expectSameStats(b, reference)
         // Some summed, some not; then two instances fold at once: each outcome once.

@@ -219,7 +219,7 @@ struct PostgresStoreTests {
         _ = try await (first, second)
         #expect(
             try server.psql(database, "SELECT version FROM remindd_schema ORDER BY version")
-                == "1\n2\n3\n4\n5\n6\n7\n8\n")
+                == "1\n2\n3\n4\n5\n6\n7\n8\n9\n")
         let settings = try server.psql(
             database, "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'remindd_outbox'")
         #expect(settings.contains("fillfactor=50") && settings.contains("autovacuum_vacuum_threshold=5000"))
@@ -252,9 +252,10 @@ struct PostgresStoreTests {
         try server.psql(
             database,
             """
-            ALTER TABLE remindd_users DROP COLUMN active_hour;
+            ALTER TABLE remindd_users DROP COLUMN active_hour, DROP COLUMN platform, DROP COLUMN episode_marks;
+            DROP TABLE remindd_funnel_days;
             DELETE FROM remindd_counters WHERE name LIKE 'active_hour:%';
-            DELETE FROM remindd_schema WHERE version = 8
+            DELETE FROM remindd_schema WHERE version >= 8
             """)
         let upgraded = try StoreBackend.openPostgres(policy: active, sinks: ["file"], now: start, database: database)
         #expect(await upgraded.usersByActiveHour() == expected)

@@ -9,7 +9,8 @@
 public struct Experiment: Sendable, Equatable {
     public static let defaultGroup = "default"
     public static let holdoutGroup = "holdout"
-    public static let reservedNames: Set<String> = [defaultGroup, holdoutGroup]
+    /// The groups' own names, and the funnel's keys beside the groups in `/v1/stats`.
+    public static let reservedNames: Set<String> = [defaultGroup, holdoutGroup, "byReason", "byPlatform"]
 
     public struct Variant: Sendable, Equatable {
         public var name: String

@@ -184,8 +184,15 @@ extension StringProtocol {
     /// ASCII case-insensitive equality: BCP 47 tags are ASCII, and `lowercased()` would apply
     /// the process locale's rules.
     func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
-        utf8.count == other.utf8.count
-            && zip(utf8, other.utf8).allSatisfy { a, b in
+        utf8.caseInsensitiveEquals(other.utf8)
+    }
+}
+
+extension Collection<UInt8> {
+    /// ASCII case-insensitive equality of UTF-8 bytes.
+    func caseInsensitiveEquals(_ other: some Collection<UInt8>) -> Bool {
+        count == other.count
+            && zip(self, other).allSatisfy { a, b in
                 a == b || (a | 0x20 == b | 0x20 && (0x61...0x7A).contains(a | 0x20))
             }
     }

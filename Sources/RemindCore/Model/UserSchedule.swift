@@ -33,18 +33,23 @@ public struct UserSchedule: Sendable, Equatable {
     /// what `notification.sendTime` `active` moves a reminder by, without the user's file.
     public var activeHour: Int?
     public var activityReports: Int
-    /// The platform of the user's last reported `platform`, if it is one copy sets know: the
-    /// texts a reminder fired from the schedule alone uses (`CopySet.platforms`).
-    public var platform: CopyPlatform?
+    /// The platform of the user's last reported `platform`: what the texts of a reminder fired
+    /// from the schedule alone are picked by (`CopySet.platforms`), and what `/v1/stats`
+    /// splits open episodes by.
+    public var platform: ReportedPlatform?
+    /// The open episode's funnel steps so far (`FunnelMarks`), for `/v1/stats`.
+    public var funnelMarks: FunnelMarks
 
     public init(
         userID: UserID, errors: PermissionErrorSet, conditions: ServiceConditions = ServiceConditions(rawValue: 0),
         notificationsDeliverable: Bool, timeZone: String?, episodeStartedAt: Date?, deliveredCount: Int,
         lastDeliveredAt: Date?, isSuppressed: Bool, lastReportAt: Date, lastHeartbeatAt: Date?,
         episodeGroup: String? = nil, episodeReason: PermissionErrorType? = nil, locale: String? = nil,
-        activeHour: Int? = nil, activityReports: Int = 0, platform: CopyPlatform? = nil
+        activeHour: Int? = nil, activityReports: Int = 0, platform: ReportedPlatform? = nil,
+        funnelMarks: FunnelMarks = []
     ) {
         self.platform = platform
+        self.funnelMarks = funnelMarks
         self.activeHour = activeHour
         self.activityReports = activityReports
         self.locale = locale
@@ -85,6 +90,7 @@ extension UserRecord {
             locale: device.locale,
             activeHour: activity.mostActiveHour,
             activityReports: activity.total,
-            platform: CopyPlatform(reported: platform))
+            platform: ReportedPlatform(reported: platform),
+            funnelMarks: open?.funnelMarks ?? [])
     }
 }

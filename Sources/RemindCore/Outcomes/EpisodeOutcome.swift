@@ -2,8 +2,11 @@ import Foundation
 
 /// A closed episode as the outcomes log keeps it (docs/outcomes.md): one JSON line in
 /// `outcomes/outcomes-YYYY-MM.jsonl` (the month of `closedAt`, UTC), exactly these keys:
-/// `{"userID","group","reason","startedAt","closedAt","outcome","reminders","platform"}`, and
-/// `"sendTime"` (`due` or `active`) while `notification.sendTime` is `active`.
+/// `{"userID","group","reason","startedAt","closedAt","outcome","reminders","platform"}`,
+/// `"sendTime"` (`due` or `active`) while `notification.sendTime` is `active`, `"opening"`
+/// (`first`, `again`, `downgrade`) where known, then what the app reported
+/// (docs/in-app.md): `"opened","asks","asksShown","asksAccepted"`. Lines of older versions,
+/// without the last five, read as none of them.
 public struct EpisodeOutcome: Sendable, Equatable, Hashable {
     public enum Result: String, Sendable, CaseIterable {
         /// A report closed it: no reminding error left.
@@ -24,6 +27,13 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
     public var platform: String?
     /// The send-time arm (`due` or `active`) while send time is `active`; nil otherwise.
     public var sendTime: SendTime.Arm?
+    /// How it opened; nil for episodes stored before openings were kept.
+    public var opening: Episode.Opening?
+    /// Reminders the user opened; asks given, shown and accepted.
+    public var opened = 0
+    public var asks = 0
+    public var asksShown = 0
+    public var asksAccepted = 0
 
     public init(
         userID: UserID, group: String, reason: PermissionErrorType?, startedAt: Date, closedAt: Date,
@@ -46,6 +56,18 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
             userID: record.userID, group: episode.group, reason: episode.reason, startedAt: episode.startedAt,
             closedAt: closedAt, outcome: outcome, reminders: episode.deliveries.count, platform: record.platform,
             sendTime: episode.sendTime)
+        opening = episode.opening
+        (opened, asks, asksShown, asksAccepted) = (
+            episode.openedCount, episode.asks.count, episode.asksShown, episode.asksAccepted
+        )
+    }
+
+    /// The funnel steps it reached (`FunnelMarks`): a held-out episode's reminders were never
+    /// sent.
+    public var marks: FunnelMarks {
+        FunnelMarks(
+            reminded: reminders > 0 && group != Experiment.holdoutGroup, opened: opened, asks: asks,
+            asksShown: asksShown, asksAccepted: asksAccepted)
     }
 
     public var timeToFix: TimeInterval { closedAt.timeIntervalSince(startedAt) }
@@ -74,6 +96,11 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
         writer.member("reminders", reminders)
         writer.member("platform", platform)
         if let sendTime { writer.member("sendTime", sendTime.rawValue) }
+        if let opening { writer.member("opening", opening.rawValue) }
+        writer.member("opened", opened)
+        writer.member("asks", asks)
+        writer.member("asksShown", asksShown)
+        writer.member("asksAccepted", asksAccepted)
         writer.endObject()
     }
 
@@ -92,6 +119,12 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
             userID: try UserID(user), group: group, reason: try reader.enumeration("reason", PermissionErrorType.self),
             startedAt: started, closedAt: closed, outcome: outcome, reminders: Int(reminders),
             platform: try reader.string("platform"), sendTime: try reader.enumeration("sendTime", SendTime.Arm.self))
+        opening = try reader.enumeration("opening", Episode.Opening.self)
+        let range = 0...Int64(Int32.max)
+        opened = Int(try reader.integer("opened", in: range) ?? 0)
+        asks = Int(try reader.integer("asks", in: range) ?? 0)
+        asksShown = Int(try reader.integer("asksShown", in: range) ?? 0)
+        asksAccepted = Int(try reader.integer("asksAccepted", in: range) ?? 0)
     }
 
     public init(json bytes: some Collection<UInt8>) throws(ValidationError) {

@@ -15,6 +15,8 @@ public struct OutcomeLine {
     public var resolved: Bool
     public var reminders: Int
     public var sendTime: SendTime.Arm?
+    public var platform: ReportedPlatform?
+    public var marks: FunnelMarks = []
 
     public init?(_ line: ArraySlice<UInt8>) {
         var scanner = Scanner(bytes: line)
@@ -44,16 +46,32 @@ public struct OutcomeLine {
         } else {
             return nil
         }
-        if scanner.expect("null") || (scanner.expect("\"") && scanner.skipString()) {
-            if scanner.expect(#","sendTime":""#), let arm = scanner.string() {
-                sendTime = SendTime.Arm.allCases.first { $0.rawValue.utf8.elementsEqual(arm) }
-            }
+        var platformWord: ArraySlice<UInt8>?
+        if scanner.expect("null") {
+            platformWord = nil
+        } else {
+            guard scanner.expect("\""), let raw = scanner.string() else { return nil }
+            platformWord = raw
+        }
+        platform = platformWord.flatMap(ReportedPlatform.init(utf8:))
+        if scanner.expect(#","sendTime":""#), let arm = scanner.string() {
+            sendTime = SendTime.Arm.allCases.first { $0.rawValue.utf8.elementsEqual(arm) }
+        }
+        if scanner.expect(#","opening":""#) { _ = scanner.skipString() }
+        // What the app reported: absent from lines of older versions.
+        if scanner.expect(#","opened":"#), let opened = scanner.integer(), scanner.expect(#","asks":"#),
+            let asks = scanner.integer(), scanner.expect(#","asksShown":"#), let shown = scanner.integer(),
+            scanner.expect(#","asksAccepted":"#), let accepted = scanner.integer()
+        {
+            marks = FunnelMarks(
+                reminded: false, opened: opened, asks: asks, asksShown: shown, asksAccepted: accepted)
         }
         self.group = group
         self.reason = reason
         self.startedAt = started
         self.closedAt = closed
         self.reminders = reminders
+        if reminders > 0 && !group.elementsEqual(Experiment.holdoutGroup.utf8) { marks.insert(.reminded) }
     }
 
     private static func date(_ bytes: ArraySlice<UInt8>) -> Date? {

@@ -16,6 +16,9 @@ public struct OutcomeStatistics: Sendable {
         var reminders: UInt8
         /// 0: none, else 1 + the index in `SendTime.Arm.allCases` (in what was padding).
         var sendTime: UInt8
+        /// `FunnelMarks`, and the platform's code (`platformCode`): the last two bytes of padding.
+        var marks: UInt8
+        var platform: UInt8
     }
 
     private var closed: [Closed] = []
@@ -30,7 +33,8 @@ public struct OutcomeStatistics: Sendable {
         add(
             group: number(of: outcome.group), reason: outcome.reason, startedAt: outcome.startedAt,
             closedAt: outcome.closedAt, resolved: outcome.outcome == .resolved, reminders: outcome.reminders,
-            sendTime: outcome.sendTime)
+            sendTime: outcome.sendTime, marks: outcome.marks,
+            platform: ReportedPlatform(reported: outcome.platform))
     }
 
     /// Adds a line of the outcomes log read by `OutcomeLine`, without building its strings.
@@ -41,7 +45,8 @@ public struct OutcomeStatistics: Sendable {
             ?? number(of: String(decoding: line.group, as: UTF8.self))
         add(
             group: group, reason: line.reason, startedAt: line.startedAt, closedAt: line.closedAt,
-            resolved: line.resolved, reminders: line.reminders, sendTime: line.sendTime)
+            resolved: line.resolved, reminders: line.reminders, sendTime: line.sendTime, marks: line.marks,
+            platform: line.platform)
     }
 
     private mutating func number(of group: String) -> UInt16 {
@@ -54,14 +59,28 @@ public struct OutcomeStatistics: Sendable {
 
     private mutating func add(
         group: UInt16, reason: PermissionErrorType?, startedAt: Date, closedAt: Date, resolved: Bool, reminders: Int,
-        sendTime: SendTime.Arm?
+        sendTime: SendTime.Arm?, marks: FunnelMarks, platform: ReportedPlatform?
     ) {
         closed.append(
             Closed(
                 startedAt: startedAt.timeIntervalSince1970,
                 timeToFix: max(0, closedAt.timeIntervalSince(startedAt)), group: group,
                 reason: UInt8(Self.reasonCode(reason)), resolved: resolved, reminders: UInt8(clamping: reminders),
-                sendTime: UInt8(Self.armCode(sendTime))))
+                sendTime: UInt8(Self.armCode(sendTime)), marks: marks.rawValue,
+                platform: UInt8(Self.platformCode(platform))))
+    }
+
+    /// 0 for no platform, else 1 + its index in `ReportedPlatform.allCases`.
+    private static func platformCode(_ platform: ReportedPlatform?) -> Int {
+        platform.flatMap { ReportedPlatform.allCases.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+    }
+
+    private static func platformName(_ code: Int) -> String {
+        ReportedPlatform.statisticsName(code == 0 ? nil : ReportedPlatform.allCases[code - 1])
+    }
+
+    private static func reasonName(_ code: Int) -> String {
+        code == 0 ? "unknown" : PermissionErrorType.allCases[code - 1].rawValue
     }
 
     /// 0 for no reason, else 1 + the reason's index in `PermissionErrorType.allCases`.
@@ -91,14 +110,14 @@ public struct OutcomeStatistics: Sendable {
     }
 
     /// The report for episodes that opened in `[since, until)`: the closed ones held here and
-    /// those summed in `sums` (a store's per-day sums of days inside the window, which this
-    /// does not filter); `forEachOpen` calls its body with every open episode's start, group,
-    /// reason and user. While `sendTime` is `active` the report has `bySendTime`: closed
-    /// episodes by the arm their outcome line names, open ones by the arm `sendTime` puts
-    /// their user in.
+    /// those summed in `sums` and `funnelSums` (a store's per-day sums of days inside the
+    /// window, which this does not filter); `forEachOpen` calls its body with every open
+    /// episode. While `sendTime` is `active` the report has `bySendTime`: closed episodes by
+    /// the arm their outcome line names, open ones by the arm `sendTime` puts their user in.
     public func report(
-        since: Date, until: Date, adding sums: [OutcomeAggregate.Keyed] = [], sendTime: SendTime = .due,
-        forEachOpen: ((Date, String, PermissionErrorType?, UserID?) -> Void) -> Void
+        since: Date, until: Date, adding sums: [OutcomeAggregate.Keyed] = [],
+        funnelSums: [FunnelAggregate.Keyed] = [], sendTime: SendTime = .due,
+        forEachOpen: ((OpenEpisode) -> Void) -> Void
     ) -> StatsReport {
         let armCount = SendTime.Arm.allCases.count + 1
         var armEpisodes = [Int](repeating: 0, count: armCount)
@@ -113,9 +132,14 @@ public struct OutcomeStatistics: Sendable {
         var reasonEpisodes = [Int](repeating: 0, count: reasonCount)
         var reasonResolved = [Int](repeating: 0, count: reasonCount)
         var perGroup = [OutcomeAggregate](repeating: OutcomeAggregate(), count: groups.count)
+        // The funnel by group, reason and platform, indexed like the rest.
+        var funnel = FunnelTally(groups: groups.count)
         for entry in closed where entry.startedAt >= lower && entry.startedAt < upper {
             perGroup[Int(entry.group)].add(
                 resolved: entry.resolved, reminders: Int(entry.reminders), timeToFix: entry.timeToFix)
+            funnel.add(
+                FunnelMarks(rawValue: entry.marks), resolved: entry.resolved, group: Int(entry.group),
+                reason: Int(entry.reason), platform: Int(entry.platform))
             reasonEpisodes[Int(entry.reason)] += 1
             if entry.resolved { reasonResolved[Int(entry.reason)] += 1 }
             armEpisodes[Int(entry.sendTime)] += 1
@@ -131,20 +155,43 @@ public struct OutcomeStatistics: Sendable {
             tallies[keyed.group, default: Tally()].closed.merge(keyed.sum)
         }
         for code in 0..<reasonCount where reasonEpisodes[code] > 0 {
-            let name = code == 0 ? "unknown" : PermissionErrorType.allCases[code - 1].rawValue
-            reasons[name] = (reasonEpisodes[code], reasonResolved[code])
+            reasons[Self.reasonName(code), default: (0, 0)].episodes += reasonEpisodes[code]
+            reasons[Self.reasonName(code), default: (0, 0)].resolved += reasonResolved[code]
+        }
+        var funnelByGroup: [String: FunnelAggregate] = [:]
+        var funnelByReason: [String: FunnelAggregate] = [:]
+        var funnelByPlatform: [String: FunnelAggregate] = [:]
+        for (index, sum) in funnel.byGroup.enumerated() where sum.episodes > 0 {
+            funnelByGroup[groups[index], default: FunnelAggregate()].merge(sum)
+        }
+        for (code, sum) in funnel.byReason.enumerated() where sum.episodes > 0 {
+            funnelByReason[Self.reasonName(code), default: FunnelAggregate()].merge(sum)
+        }
+        for (code, sum) in funnel.byPlatform.enumerated() where sum.episodes > 0 {
+            funnelByPlatform[Self.platformName(code), default: FunnelAggregate()].merge(sum)
+        }
+        for keyed in funnelSums {
+            funnelByGroup[keyed.group, default: FunnelAggregate()].merge(keyed.sum)
+            funnelByReason[Self.reasonName(Self.reasonCode(keyed.reason)), default: FunnelAggregate()].merge(keyed.sum)
+            funnelByPlatform[ReportedPlatform.statisticsName(keyed.platform), default: FunnelAggregate()].merge(
+                keyed.sum)
         }
         for (index, sum) in perGroup.enumerated() where sum.episodes > 0 {
             tallies[groups[index], default: Tally()].closed.merge(sum)
         }
-        forEachOpen { startedAt, group, reason, userID in
-            let start = startedAt.timeIntervalSince1970
+        forEachOpen { episode in
+            let start = episode.startedAt.timeIntervalSince1970
             guard start >= lower && start < upper else { return }
-            if let userID, sendTime != .due {
+            if let userID = episode.userID, sendTime != .due {
                 armEpisodes[Self.armCode(sendTime.arm(for: userID))] += 1
             }
-            tallies[group, default: Tally()].open += 1
-            reasons[reason?.rawValue ?? "unknown", default: (0, 0)].episodes += 1
+            tallies[episode.group, default: Tally()].open += 1
+            let reason = episode.reason?.rawValue ?? "unknown"
+            reasons[reason, default: (0, 0)].episodes += 1
+            funnelByGroup[episode.group, default: FunnelAggregate()].add(episode.marks, resolved: false)
+            funnelByReason[reason, default: FunnelAggregate()].add(episode.marks, resolved: false)
+            funnelByPlatform[ReportedPlatform.statisticsName(episode.platform), default: FunnelAggregate()].add(
+                episode.marks, resolved: false)
         }
         let order = tallies.sorted { lhs, rhs in
             func rank(_ name: String) -> Int {
@@ -166,6 +213,16 @@ public struct OutcomeStatistics: Sendable {
         }
         var report = StatsReport(
             since: since, until: until, groups: groupsOut, byReason: byReason, upliftVsHoldout: uplift)
+        report.funnel = StatsReport.Funnel(
+            byGroup: order.map {
+                StatsReport.NamedFunnel(name: $0.key, sum: funnelByGroup[$0.key] ?? FunnelAggregate())
+            },
+            byReason: funnelByReason.sorted { $0.key < $1.key }.map {
+                StatsReport.NamedFunnel(name: $0.key, sum: $0.value)
+            },
+            byPlatform: funnelByPlatform.sorted { $0.key < $1.key }.map {
+                StatsReport.NamedFunnel(name: $0.key, sum: $0.value)
+            })
         if sendTime != .due {
             report.bySendTime = SendTime.Arm.allCases.enumerated().map { index, arm in
                 StatsReport.SendTimeArm(
@@ -173,6 +230,22 @@ public struct OutcomeStatistics: Sendable {
             }
         }
         return report
+    }
+}
+
+/// The funnel while a report is made: sums indexed by group number, reason code and platform
+/// code, so that the scan of a million closed episodes builds no strings.
+private struct FunnelTally {
+    var byGroup: [FunnelAggregate]
+    var byReason = [FunnelAggregate](repeating: FunnelAggregate(), count: PermissionErrorType.allCases.count + 1)
+    var byPlatform = [FunnelAggregate](repeating: FunnelAggregate(), count: ReportedPlatform.allCases.count + 1)
+
+    init(groups: Int) { byGroup = [FunnelAggregate](repeating: FunnelAggregate(), count: groups) }
+
+    mutating func add(_ marks: FunnelMarks, resolved: Bool, group: Int, reason: Int, platform: Int) {
+        byGroup[group].add(marks, resolved: resolved)
+        byReason[reason].add(marks, resolved: resolved)
+        byPlatform[platform].add(marks, resolved: resolved)
     }
 }
 

@@ -84,8 +84,34 @@ public struct StatsReport: Sendable, Equatable {
         }
     }
 
+    /// A funnel with its name: a group, a reason or a platform.
+    public struct NamedFunnel: Sendable, Equatable {
+        public var name: String
+        public var sum: FunnelAggregate
+
+        public init(name: String, sum: FunnelAggregate) {
+            self.name = name
+            self.sum = sum
+        }
+    }
+
+    /// The episodes along the funnel (docs/outcomes.md "The funnel"): by group (in the order of
+    /// `groups`), by reason and by platform.
+    public struct Funnel: Sendable, Equatable {
+        public var byGroup: [NamedFunnel]
+        public var byReason: [NamedFunnel]
+        public var byPlatform: [NamedFunnel]
+
+        public init(byGroup: [NamedFunnel] = [], byReason: [NamedFunnel] = [], byPlatform: [NamedFunnel] = []) {
+            self.byGroup = byGroup
+            self.byReason = byReason
+            self.byPlatform = byPlatform
+        }
+    }
+
     public var since: Date
     public var until: Date
+    public var funnel = Funnel()
     public var allocation: Allocation?
     /// Episodes by send-time arm, `due` then `active`; empty unless send time is `active`.
     public var bySendTime: [SendTimeArm] = []
@@ -117,7 +143,7 @@ public struct StatsReport: Sendable, Equatable {
         lhs.since == rhs.since && lhs.until == rhs.until && lhs.groups == rhs.groups && lhs.byReason == rhs.byReason
             && lhs.upliftVsHoldout.map(\.group) == rhs.upliftVsHoldout.map(\.group)
             && lhs.upliftVsHoldout.map(\.uplift) == rhs.upliftVsHoldout.map(\.uplift)
-            && lhs.allocation == rhs.allocation && lhs.bySendTime == rhs.bySendTime
+            && lhs.allocation == rhs.allocation && lhs.bySendTime == rhs.bySendTime && lhs.funnel == rhs.funnel
     }
 
     /// The Wilson score interval for `successes` of `trials` at 95 % (z = 1.959964): unlike the

@@ -70,7 +70,7 @@ extension ReminderPolicy {
                 // The reason current now, not the one the episode opened with: the words must
                 // match what the user has to fix today. The words are the episode's group's.
                 let copy = configuration.experiment.copy(for: group, fallback: configuration.notification.copy)
-                    .resolve(reason: reason, locale: schedule.locale, platform: schedule.platform)
+                    .resolve(reason: reason, locale: schedule.locale, platform: schedule.platform?.copyPlatform)
                 let reminder = SinkEvent.Reminder(
                     userID: schedule.userID,
                     title: copy.title,

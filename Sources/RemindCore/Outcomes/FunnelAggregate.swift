@@ -1,0 +1,73 @@
+/// Episodes summed along the funnel (docs/outcomes.md "The funnel"): how many reached each step
+/// in order, and among those asked, the resolution of those who accepted an ask against those
+/// who never did. Merges exactly, like `OutcomeAggregate`: what a store keeps per day.
+public struct FunnelAggregate: Sendable, Equatable {
+    /// The steps, in order.
+    public static let steps = ["episodes", "reminded", "opened", "asked", "shown", "accepted", "resolved"]
+
+    /// Episodes that reached each step of `steps` and every step before it.
+    public private(set) var reached = [Int](repeating: 0, count: steps.count)
+    /// Episodes with an accepted ask, and those of them resolved.
+    public private(set) var accepted = 0
+    public private(set) var acceptedResolved = 0
+    /// Episodes asked that never accepted, and those of them resolved.
+    public private(set) var notAccepted = 0
+    public private(set) var notAcceptedResolved = 0
+
+    public init() {}
+
+    /// Made again from its stored parts (`reached` then the four counts); nil when they cannot
+    /// be one sum's.
+    public init?(stored: [Int]) {
+        guard stored.count == Self.steps.count + 4, stored.allSatisfy({ $0 >= 0 }),
+            (1..<Self.steps.count).allSatisfy({ stored[$0] <= stored[$0 - 1] })
+        else { return nil }
+        reached = Array(stored.prefix(Self.steps.count))
+        (accepted, acceptedResolved, notAccepted, notAcceptedResolved) = (
+            stored[Self.steps.count], stored[Self.steps.count + 1], stored[Self.steps.count + 2],
+            stored[Self.steps.count + 3]
+        )
+    }
+
+    /// `reached` then the four counts: what a store keeps.
+    public var stored: [Int] { reached + [accepted, acceptedResolved, notAccepted, notAcceptedResolved] }
+
+    public var episodes: Int { reached[0] }
+
+    public mutating func add(_ marks: FunnelMarks, resolved: Bool) {
+        let depth = marks.depth(resolved: resolved)
+        for step in 0...depth { reached[step] += 1 }
+        if marks.contains(.accepted) {
+            accepted += 1
+            if resolved { acceptedResolved += 1 }
+        } else if marks.contains(.asked) {
+            notAccepted += 1
+            if resolved { notAcceptedResolved += 1 }
+        }
+    }
+
+    public mutating func merge(_ other: FunnelAggregate) {
+        for step in reached.indices { reached[step] += other.reached[step] }
+        accepted += other.accepted
+        acceptedResolved += other.acceptedResolved
+        notAccepted += other.notAccepted
+        notAcceptedResolved += other.notAcceptedResolved
+    }
+}
+
+extension FunnelAggregate {
+    /// One day's funnel of one group, reason and platform, as a store keeps it.
+    public struct Keyed: Sendable, Equatable {
+        public var group: String
+        public var reason: PermissionErrorType?
+        public var platform: ReportedPlatform?
+        public var sum: FunnelAggregate
+
+        public init(group: String, reason: PermissionErrorType?, platform: ReportedPlatform?, sum: FunnelAggregate) {
+            self.group = group
+            self.reason = reason
+            self.platform = platform
+            self.sum = sum
+        }
+    }
+}

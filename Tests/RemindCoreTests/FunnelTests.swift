@@ -1,0 +1,78 @@
+import Foundation
+import RemindCore
+import RemindTesting
+import Testing
+
+/// The funnel (docs/outcomes.md "The funnel"): an ordered funnel of episodes, summed exactly,
+/// from outcome lines (fast and generic reading alike) and open episodes.
+struct FunnelTests {
+    @Test func anEpisodeCountsAtAStepOnlyAfterEveryStepBefore() {
+        #expect(FunnelMarks([]).depth(resolved: true) == 0)
+        #expect(FunnelMarks([.reminded, .opened]).depth(resolved: false) == 2)
+        #expect(FunnelMarks([.reminded, .asked, .shown, .accepted]).depth(resolved: true) == 1)
+        #expect(FunnelMarks([.reminded, .opened, .asked, .shown, .accepted]).depth(resolved: true) == 6)
+        var sum = FunnelAggregate()
+        sum.add([.reminded, .opened, .asked, .shown, .accepted], resolved: true)
+        sum.add([.reminded, .asked], resolved: true)
+        sum.add([], resolved: false)
+        #expect(sum.reached == [3, 2, 1, 1, 1, 1, 1])
+        #expect((sum.accepted, sum.acceptedResolved, sum.notAccepted, sum.notAcceptedResolved) == (1, 1, 1, 1))
+        #expect(FunnelAggregate(stored: sum.stored) == sum)
+        #expect(FunnelAggregate(stored: [1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0]) == nil)
+        var merged = sum
+        merged.merge(sum)
+        #expect(merged.reached == sum.reached.map { $0 * 2 })
+    }
+
+    /// An outcome line keeps what the funnel needs; the fast reader and the generic one agree,
+    /// and a line of an older version counts as reminded at most.
+    @Test func outcomeLinesCarryTheFunnel() throws {
+        var outcome = EpisodeOutcome(
+            userID: Fixtures.userID("f"), group: "default", reason: .locationNotAuthorizedAlways,
+            startedAt: Fixtures.date("2026-11-15T10:00:00Z"), closedAt: Fixtures.date("2026-11-16T10:00:00Z"),
+            outcome: .resolved, reminders: 2, platform: "Android 14")
+        (outcome.opening, outcome.opened, outcome.asks, outcome.asksShown, outcome.asksAccepted) = (
+            .downgrade, 1, 2, 1, 1
+        )
+        let bytes = outcome.jsonBytes
+        #expect(try EpisodeOutcome(json: bytes) == outcome)
+        let line = try #require(OutcomeLine(bytes[...]))
+        #expect(line.marks == outcome.marks && line.marks == [.reminded, .opened, .asked, .shown, .accepted])
+        #expect(line.platform == .android)
+        let old = Array(
+            #"{"userID":"o","group":"holdout","reason":null,"startedAt":"2026-11-15T10:00:00Z","closedAt":"2026-11-15T11:00:00Z","outcome":"resolved","reminders":1,"platform":"iOS 17"}"#
+                .utf8)
+        let oldLine = try #require(OutcomeLine(old[...]))
+        #expect(oldLine.marks == [] && oldLine.platform == .ios)
+        #expect(try EpisodeOutcome(json: old).marks == [])
+    }
+
+    /// Closed and open episodes in the report: by group, reason and platform; `resolvedAfterAsk`
+    /// beside it.
+    @Test func theReportSplitsTheFunnel() {
+        let start = Fixtures.date("2026-11-15T10:00:00Z")
+        var statistics = OutcomeStatistics()
+        func closed(_ platform: String?, _ marks: (Int, Int, Int, Int), reminders: Int, resolved: Bool = true) {
+            var outcome = EpisodeOutcome(
+                userID: Fixtures.userID("c"), group: "default", reason: .locationNotAuthorizedAlways, startedAt: start,
+                closedAt: start.addingTimeInterval(60), outcome: resolved ? .resolved : .forgotten,
+                reminders: reminders, platform: platform)
+            (outcome.opened, outcome.asks, outcome.asksShown, outcome.asksAccepted) = marks
+            statistics.add(outcome)
+        }
+        closed("iOS 18", (1, 1, 1, 1), reminders: 1)
+        closed("iOS 18", (0, 1, 0, 0), reminders: 1)
+        closed(nil, (0, 0, 0, 0), reminders: 0, resolved: false)
+        let open = OpenEpisode(
+            startedAt: start, group: "default", reason: .locationServicesTurnedOff, userID: nil,
+            marks: [.reminded, .opened], platform: .other)
+        let report = statistics.report(since: start, until: start.addingTimeInterval(3_600)) { $0(open) }
+        let group = report.funnel.byGroup.first
+        #expect(group?.name == "default" && group?.sum.reached == [4, 3, 2, 1, 1, 1, 1])
+        #expect(report.funnel.byPlatform.map(\.name) == ["ios", "other", "unknown"])
+        #expect(report.funnel.byPlatform[0].sum.reached == [2, 2, 1, 1, 1, 1, 1])
+        #expect(report.funnel.byReason.map(\.name) == ["locationNotAuthorizedAlways", "locationServicesTurnedOff"])
+        #expect(
+            group.map { ($0.sum.accepted, $0.sum.notAccepted, $0.sum.notAcceptedResolved) } ?? (0, 0, 0) == (1, 1, 1))
+    }
+}
