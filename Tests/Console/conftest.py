@@ -1,5 +1,6 @@
 """Fixtures of the console's browser tests: one daemon for the session, a browser per test."""
 
+import datetime
 import os
 import shutil
 import tempfile
@@ -20,14 +21,31 @@ def daemon():
         # Reported two to five hours ago without Always access: reminded at once (and the
         # exec sink fails, so each event becomes a dead letter).
         late = range(1, 37)
+        asks = {}
         for index in late:
-            instance.report(f"late-{index}", observed_at=now_iso(-7200 - 300 * index), locale="de-CH",
-                            platform="iOS 18.1", appVersion="4.2.0")
+            answer = instance.report(f"late-{index}", observed_at=now_iso(-7200 - 300 * index), locale="de-CH",
+                                     platform="Android 14" if index % 4 == 3 else "iOS 18.1", appVersion="4.2.0")
+            asks[index] = answer["ask"]
         # Reported now: their reminders are pending for an hour.
         for index in range(1, 5):
             instance.report(f"fresh-{index}", accuracy="reduced", platform="android 14")
         instance.report("u@example.com", location="always")
         instance.wait_settled()
+        # What the app reports: some reminders opened, some asks seen and accepted, so that the
+        # funnel goes past its first steps in each group.
+        for index in late:
+            user = f"late-{index}"
+            status = instance.get(f"/v1/users/{user}")
+            started = datetime.datetime.fromisoformat(status["episode"]["startedAt"].replace("Z", "+00:00"))
+            events = []
+            if status["episode"]["remindersDelivered"] and index % 3:
+                events.append({"type": "reminderOpened", "id": f"{user}/{int(started.timestamp())}/1"})
+            if asks[index] and index % 5:
+                events.append({"type": "askShown", "id": asks[index]["id"]})
+                if index % 2:
+                    events.append({"type": "askAccepted", "id": asks[index]["id"]})
+            if events:
+                assert instance.events(user, events) == len(events)
         # Some episodes end after their reminder, more often in some groups than in others:
         # resolved outcomes (with different times to fix) and withdraw events.
         share = {"default": 50, "short": 75, "holdout": 25}

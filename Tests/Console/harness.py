@@ -82,6 +82,8 @@ class Daemon:
             ],
             "services": {"trips": {"requires": ["location", "always"], "optional": ["precise"]}},
             "experiment": {"holdoutPercent": 25, "defaultWeight": 1, "variants": [{"name": "short", "weight": 1}]},
+            # Every report of an open episode gets an ask, up to three: the funnel has asks.
+            "inApp": {"enabled": True, "minIntervalSeconds": 0},
         }
         (self.work / "remindd.json").write_text(json.dumps(config, indent=1))
         self.log = open(self.work / "remindd.log", "wb")
@@ -144,6 +146,11 @@ class Daemon:
             if readable and "READY=1" in self.notify.recv(4096).decode(errors="replace").split("\n"):
                 return
         raise AssertionError(f"remindd sent no READY=1 within {timeout} s:\n{self.log_tail()}")
+
+    def events(self, user, events):
+        status, _, answer = self.request("POST", f"/v1/users/{user}/events", {"events": events}, scope="report")
+        assert status == 200, f"events for {user}: {status} {answer!r}"
+        return answer["accepted"]
 
     def wait_settled(self, timeout=30):
         """Until nothing is due or queued, and two status answers in a row agree."""

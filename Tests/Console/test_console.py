@@ -120,7 +120,30 @@ def test_outcomes_figures_equal_the_stats_answer(daemon, browser):
     for reason, counts in stats["byReason"].items():
         assert shown[f"byReason.{reason}.episodes"][0] == str(counts["episodes"])
         assert shown[f"byReason.{reason}.resolved"][0] == str(counts["resolved"])
-    bars = browser.find("svg.chart rect.bar")
+    # The funnel: each step's count and rate, per group, reason and platform, as /v1/stats.
+    funnel = stats["funnel"]
+    assert funnel["default"]["accepted"]["count"] > 0, "the fixture should accept asks"
+    steps = ["episodes", "reminded", "opened", "asked", "shown", "accepted", "resolved"]
+    checked = 0
+    for prefix, entries in [("", {k: v for k, v in funnel.items() if k not in ("byReason", "byPlatform")}),
+                            ("byReason.", funnel["byReason"]), ("byPlatform.", funnel["byPlatform"])]:
+        for name, steps_of in entries.items():
+            for step in steps:
+                path = f"funnel.{prefix}{name}.{step}"
+                assert shown[f"{path}.count"][0] == str(steps_of[step]["count"]), path
+                if step != "episodes":
+                    value = shown[f"{path}.rate"][1]
+                    assert (float(value) if value is not None else None) == steps_of[step]["rate"], f"{path}.rate"
+                checked += 1
+    assert checked >= 7 * 4, "groups, a reason and two platforms"
+    assert {"ios", "android"} <= set(funnel["byPlatform"]), funnel["byPlatform"].keys()
+    for name in (k for k in funnel if k not in ("byReason", "byPlatform")):
+        assert browser.find(f'figure[data-funnel="{name}"] svg.funnel-chart'), f"a funnel chart for {name}"
+    for name, split in stats["resolvedAfterAsk"].items():
+        for side in ("accepted", "notAccepted"):
+            assert shown[f"resolvedAfterAsk.{name}.{side}.episodes"][0] == str(split[side]["episodes"])
+            assert shown[f"resolvedAfterAsk.{name}.{side}.resolved"][0] == str(split[side]["resolved"])
+    bars = browser.find("svg.chart:not(.funnel-chart) rect.bar")
     assert len(bars) == sum(1 for g in stats["groups"] if g["resolutionRate"] is not None)
 
     # Another window asks the API again.

@@ -1,7 +1,7 @@
 // Did the reminders work: /v1/stats for the last 7, 30 or 90 days, per experiment group.
 
 import { api } from './api.js';
-import { ci, rateChart } from './chart.js';
+import { ci, funnelChart, rateChart } from './chart.js';
 import { count, date, duration, field, h, pairs, percent, points, problem, table } from './dom.js';
 
 const windows = [7, 30, 90];
@@ -59,6 +59,7 @@ function view(stats) {
         h('div', { class: 'groups' }, groups.map((group) => groupCard(group, uplift, stats.allocation))),
         ...allocationView(stats.allocation),
         ...sendTimeView(stats),
+        ...funnelView(stats),
         h('h2', { text: 'By reason' }),
         reasons.length
             ? table(null, ['Reason', 'Episodes', 'Resolved', 'Rate'],
@@ -71,6 +72,51 @@ function view(stats) {
             : h('p', { text: 'No reasons recorded.' }),
     );
     return parts;
+}
+
+const steps = ['episodes', 'reminded', 'opened', 'asked', 'shown', 'accepted', 'resolved'];
+
+/** Where users are lost: a chart per group (each step's rate of the one before), the counts by
+ * group, reason and platform, and the resolution after an accepted ask. */
+function funnelView(stats) {
+    const funnel = stats.funnel && typeof stats.funnel === 'object' ? stats.funnel : null;
+    if (!funnel) return [];
+    const groups = Object.entries(funnel).filter(([name]) => name !== 'byReason' && name !== 'byPlatform');
+    const splits = [
+        ['Group', '', groups],
+        ['Reason', 'byReason.', Object.entries(funnel.byReason ?? {})],
+        ['Platform', 'byPlatform.', Object.entries(funnel.byPlatform ?? {})],
+    ];
+    const after = stats.resolvedAfterAsk && typeof stats.resolvedAfterAsk === 'object' ? Object.entries(stats.resolvedAfterAsk) : [];
+    const rate = (path, r) => [
+        field(`${path}.episodes`, count(r?.episodes)), field(`${path}.resolved`, count(r?.resolved)),
+        field(`${path}.rate`, r?.rate == null ? '—' : percent(r.rate), r?.rate),
+        ci({ resolutionRateCI95: r?.rateCI95 }) || '—',
+    ];
+    return [
+        h('h2', { text: 'Funnel' }),
+        h('p', { class: 'muted', text: 'Each step counts the episodes that reached it and every step before it; its rate is of the step before.' }),
+        ...groups.map(([name, f]) => h('figure', { class: 'chart-box', 'data-funnel': name }, funnelChart(name, f, steps),
+            h('figcaption', { class: 'muted', text: `${name}: bars are each step's rate of the step before; whiskers the 95 % (Wilson) interval.` }))),
+        ...splits.filter(([, , list]) => list.length).map(([title, prefix, list]) => table(null, [title, ...steps.map(capitalized)],
+            list.map(([name, f]) => [h('code', { text: name }), ...steps.map((step) => {
+                const path = `funnel.${prefix}${name}.${step}`;
+                const cell = f?.[step] ?? {};
+                return h('span', {}, field(`${path}.count`, count(cell.count)),
+                    step === 'episodes' ? '' : h('span', { class: 'muted' }, ' ', field(`${path}.rate`, cell.rate == null ? '(—)' : `(${percent(cell.rate)})`, cell.rate)));
+            })]), steps.map((_, i) => i + 1))),
+        h('h3', { text: 'Resolved after an ask' }),
+        after.length
+            ? table(null, ['Group', 'Accepted', 'Resolved', 'Rate', '95 % interval', 'Asked, never accepted', 'Resolved', 'Rate', '95 % interval'],
+                after.map(([name, r]) => [h('code', { text: name }),
+                    ...rate(`resolvedAfterAsk.${name}.accepted`, r.accepted), ...rate(`resolvedAfterAsk.${name}.notAccepted`, r.notAccepted)]),
+                [1, 2, 3, 5, 6, 7])
+            : h('p', { text: 'No asks in this window.' }),
+    ];
+}
+
+function capitalized(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function allocationView(allocation) {
