@@ -200,7 +200,7 @@ def test_user_page_shows_the_explanation(daemon, browser):
     assert browser.field("locale") == status["locale"]
     assert browser.field("reportCount") == str(status["reportCount"])
     history = daemon.get(f"/v1/users/{user}/history?limit=50", scope="read")
-    assert len(browser.find(".timeline > li")) == len(history["entries"])
+    assert len(browser.find(".timeline > li")) == len(history["entries"]) + len(history["engagement"])
     assert browser.find('[aria-current="page"][href="#/users"]')
 
     # An unknown ID, through the lookup form.
@@ -222,6 +222,23 @@ def test_user_page_shows_the_last_reported_platform_and_app_version(daemon, brow
     assert status.get("appVersion") == "4.2.0", f"GET /v1/users/late-8 has no appVersion: {sorted(status)}"
     assert browser.field("platform") == "iOS 18.1"
     assert browser.field("appVersion") == "4.2.0"
+    browser.assert_clean()
+
+
+def test_user_page_shows_asks_and_engagement(daemon, browser):
+    """An open episode's asks and what the app reported, in the status and in the timeline."""
+    user, status = next(
+        (f"late-{i}", s) for i in range(1, 37)
+        for s in [daemon.get(f"/v1/users/late-{i}", scope="read")]
+        if s["episode"] and s["episode"]["asksShown"] and s["episode"]["opened"])
+    browser.signed_in(daemon.tokens["read"], f"#/users/{user}")
+    browser.wait(lambda: browser.find(".timeline li.engagement"), "the engagement appears in the timeline")
+    for key in ("opened", "asks", "asksShown", "asksAccepted"):
+        assert browser.field(f"episode.{key}") == str(status["episode"][key]), key
+    history = daemon.get(f"/v1/users/{user}/history?limit=50", scope="read")
+    shown = [e.get_attribute("data-engagement") for e in browser.find(".timeline li.engagement")]
+    assert shown == [item["type"] for item in history["engagement"]]
+    assert {"asked", "askShown", "reminderOpened"} <= set(shown)
     browser.assert_clean()
 
 

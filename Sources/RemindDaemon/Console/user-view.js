@@ -20,8 +20,15 @@ export function statusView(status) {
             ? h('span', {}, 'since ', field('episode.startedAt', date(episode.startedAt)), ': ',
                 field('episode.remindersDelivered', count(episode.remindersDelivered)), ' delivered, ',
                 field('episode.remindersSuppressed', count(episode.remindersSuppressed)), ' suppressed, ',
-                field('episode.remindersHeldOut', count(episode.remindersHeldOut)), ' held out')
+                field('episode.remindersHeldOut', count(episode.remindersHeldOut)), ' held out',
+                episode.opening ? h('span', {}, ' (', field('episode.opening', episode.opening), ')') : '')
             : field('episode', 'none')],
+        ['In the app', episode
+            ? h('span', {}, field('episode.opened', count(episode.opened)), ' reminders opened, ',
+                field('episode.asks', count(episode.asks)), ' asks given, ',
+                field('episode.asksShown', count(episode.asksShown)), ' shown, ',
+                field('episode.asksAccepted', count(episode.asksAccepted)), ' accepted')
+            : '—'],
         ['Next reminder', field('nextReminderAt', date(status.nextReminderAt))],
         ['Last reminder', field('lastReminderAt', date(status.lastReminderAt))],
         ['Experiment group', field('group', status.group ?? '—')],
@@ -68,10 +75,32 @@ export function explanationView(explanation) {
                 h('span', { class: 'reason-text', 'data-field': `reasons.${index}.text`, text: reason.text })))));
 }
 
+const engagementWords = {
+    asked: 'ask given', reminderOpened: 'reminder opened', askShown: 'ask shown', askAccepted: 'ask accepted',
+    askDismissed: 'ask dismissed',
+};
+
+/** The changes and, among them by time, the asks given and what the app reported. */
 export function historyView(history) {
     const entries = Array.isArray(history.entries) ? history.entries : [];
-    if (!entries.length) return h('p', { class: 'muted', text: 'No history.' });
-    return h('ol', { class: 'timeline', reversed: true }, entries.map((entry) => {
+    const engagement = Array.isArray(history.engagement) ? history.engagement : [];
+    if (!entries.length && !engagement.length) return h('p', { class: 'muted', text: 'No history.' });
+    const items = [
+        ...entries.map((entry) => ({ at: entry.observedAt, view: () => stateItem(entry) })),
+        ...engagement.map((item, index) => ({ at: item.at, view: () => engagementItem(item, index) })),
+    ].sort((a, b) => Date.parse(b.at) - Date.parse(a.at));
+    return h('ol', { class: 'timeline', reversed: true }, items.map((item) => item.view()));
+}
+
+function engagementItem(item, index) {
+    return h('li', { class: 'engagement', 'data-engagement': item.type },
+        h('time', { datetime: item.at, text: date(item.at) }),
+        h('p', {}, field(`engagement.${index}.type`, engagementWords[item.type] ?? item.type, item.type), ' ',
+            h('code', { class: 'muted', text: item.id })));
+}
+
+function stateItem(entry) {
+    {
         const p = entry.permissions ?? {};
         const errors = Array.isArray(entry.errors) ? entry.errors : [];
         return h('li', {},
@@ -82,5 +111,5 @@ export function historyView(history) {
             errors.length
                 ? h('p', { class: 'errors' }, 'errors: ', errors.map((e, i) => [i ? ', ' : '', h('code', { text: e })]))
                 : h('p', { class: 'ok', text: 'no errors' }));
-    }));
+    }
 }
