@@ -6,7 +6,7 @@ import RemindClient
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
-        abstract: "Show a user's permissions, episode and next reminder.",
+        abstract: "Show a user's permissions, episode, next reminder and the app's side (asks).",
         discussion: """
             Examples:
               remindctl user u-42
@@ -24,6 +24,10 @@ struct UserCommand: ParsableCommand {
         guard let status = try session.call({ client throws(DaemonClientError) in try client.user(id) }) else {
             return
         }
-        UserStatusView(status: status).print(session)
+        // The ask the next report would get, as `explain` words it (absent while inApp is off).
+        // Asked quietly: the status is what this command answers, with or without it.
+        let explanation = try? session.client.explain(id).value
+        let nextAsk = explanation?.reasons.first { $0.code == "ask" }?.text
+        UserStatusView(status: status, nextAsk: nextAsk).print(session)
     }
 }

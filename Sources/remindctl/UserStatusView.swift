@@ -5,6 +5,8 @@ import RemindCore
 /// A user's status for people: `remindctl user` and the answer to `remindctl report`.
 struct UserStatusView {
     let status: UserStatus
+    /// What `explain` says of the ask the user's next report would get (`remindctl user`).
+    var nextAsk: String?
 
     func print(_ session: Session) {
         let terminal = session.terminal
@@ -23,16 +25,24 @@ struct UserStatusView {
         table.append(["observed", time.both(status.observedAt)])
         table.append(["errors", status.errors.isEmpty ? "none" : status.errors.map(\.rawValue).joined(separator: ", ")])
         if let episode = status.episode {
-            table.append(["episode since", time.both(episode.startedAt)])
+            let opening = episode.opening.map { " (\($0.rawValue))" } ?? ""
+            table.append(["episode since", time.both(episode.startedAt) + opening])
             let heldOut = episode.remindersHeldOut > 0 ? ", \(episode.remindersHeldOut) held out" : ""
             table.append([
                 "reminders",
                 "\(episode.remindersDelivered) delivered, \(episode.remindersSuppressed) suppressed\(heldOut)",
             ])
+            if episode.asks > 0 || episode.opened > 0 {
+                table.append([
+                    "in the app",
+                    "\(episode.opened) reminder(s) opened; \(episode.asks) ask(s) given, \(episode.asksShown) shown, \(episode.asksAccepted) accepted",
+                ])
+            }
         } else {
             table.append(["episode", "none"])
         }
         table.append(["next reminder", time.both(status.nextReminderAt, otherwise: "none")])
+        if let nextAsk { table.append(["next ask", nextAsk]) }
         table.append(["last reminder", time.both(status.lastReminderAt, otherwise: "never")])
         table.append(["reports", "\(status.reportCount), the last \(time.both(status.lastReportAt))"])
         table.append(["push", Self.push(status.push, time: time)])

@@ -109,4 +109,53 @@ struct InAppEndToEndTests {
         #expect(try Self.ask(fixed) == nil)
         #expect(daemon.stop() == 0)
     }
+
+    /// One user through every step: reminded, the reminder opened, asked, shown, accepted and
+    /// fixed; `/v1/stats` counts them in the funnel (by group and platform, with
+    /// `resolvedAfterAsk`), `/metrics` in `remindd_funnel_total`, and the outcome line carries
+    /// what the app reported.
+    @Test func theFunnelFollowsWhatTheAppReported() async throws {
+        let daemon = try DaemonProcess(
+            configuration: #""notification":{"notificationTriggerDelay":1},"inApp":{"enabled":true}"#)
+        try daemon.start()
+        let user = "funnel-user"
+        let asked = try daemon.post(user, #"{"location":"whileInUse","platform":"Android 14"}"#)
+        let ask = try #require(try Self.ask(asked))
+        guard case .string(let askID)? = ask["id"] else { throw POSIXError(.EPROTO) }
+        let events = try await daemon.waitForEvents(1)
+        try #require(events.count == 1)
+        guard case .object(let reminder) = try JSONParser.parse(Array(events[0].utf8)),
+            case .string(let reminderID)? = reminder["id"]
+        else { throw POSIXError(.EPROTO) }
+        let reported =
+            #"[{"type":"reminderOpened","id":"\#(reminderID)"},{"type":"askShown","id":"\#(askID)"},"#
+            + #"{"type":"askAccepted","id":"\#(askID)"}]"#
+        #expect(try Self.events(daemon, user, reported).text == #"{"accepted":3}"#)
+        #expect(try daemon.post(user, #"{"location":"always"}"#).status == 200)
+
+        let stats = try Self.object(try daemon.client.send("GET", "/v1/stats"))
+        guard case .object(let funnel)? = stats["funnel"], case .object(let group)? = funnel["default"],
+            case .object(let byPlatform)? = funnel["byPlatform"], case .object(let after)? = stats["resolvedAfterAsk"]
+        else { throw POSIXError(.EPROTO) }
+        for step in FunnelAggregate.steps {
+            guard case .object(let counts)? = group[step] else { throw POSIXError(.EPROTO) }
+            #expect(counts["count"] == .int(1), "\(step)")
+        }
+        #expect(byPlatform.keys == ["android"])
+        guard case .object(let accepted)? = after["default"], case .object(let split)? = accepted["accepted"] else {
+            throw POSIXError(.EPROTO)
+        }
+        #expect(split["episodes"] == .int(1) && split["resolved"] == .int(1))
+        let metrics = try daemon.get("/metrics")
+        #expect(metrics.contains(#"remindd_funnel_total{group="default",step="resolved"} 1"#))
+        #expect(metrics.contains(#"remindd_funnel_total{group="default",step="accepted"} 1"#))
+        #expect(daemon.stop() == 0)
+        // The outcome line (files: the outcomes log) carries what the app reported.
+        if !DaemonProcess.usesPostgres {
+            let lines = try DaemonProcess.stateFiles(daemon.stateDirectory).outcomes.map {
+                try String(contentsOfFile: $0, encoding: .utf8)
+            }.joined()
+            #expect(lines.contains(#""opening":"first","opened":1,"asks":1,"asksShown":1,"asksAccepted":1}"#))
+        }
+    }
 }

@@ -59,6 +59,42 @@ struct QueryCommandTests {
         #expect(json.standardOutput == (try daemon.get("/v1/users/u%40x.com")))
     }
 
+    /// With asks on, `user` shows the episode's asks and engagement and the ask the next report
+    /// would get; `stats --funnel` prints the funnel by group, reason and platform and the
+    /// resolution after an accepted ask.
+    @Test func userAndStatsShowTheAppsSide() throws {
+        let daemon = try DaemonProcess.started(
+            configuration: #"{"inApp":{"enabled":true,"minIntervalSeconds":3600}}"#)
+        let answer = try daemon.post(
+            "app-1", #"{"location":"whileInUse","platform":"iOS 18.1","canPrompt":["location"]}"#)
+        guard case .object(let body) = try JSONParser.parse(answer.body), case .object(let ask)? = body["ask"],
+            case .string(let askID)? = ask["id"]
+        else { throw POSIXError(.EPROTO) }
+        let events = #"{"events":[{"type":"askShown","id":"\#(askID)"},{"type":"askAccepted","id":"\#(askID)"}]}"#
+        #expect(try daemon.client.send("POST", "/v1/users/app-1/events", body: Array(events.utf8)).status == 200)
+
+        let user = try Remindctl.run(["user", "app-1"], socket: daemon.socketPath)
+        #expect(user.status == 0)
+        let lines = Self.lines(user.standardOutput)
+        #expect(lines.contains { $0.hasPrefix("episode since ") && $0.hasSuffix("(first)") })
+        #expect(lines.contains("in the app         0 reminder(s) opened; 1 ask(s) given, 1 shown, 1 accepted"))
+        #expect(
+            lines.contains {
+                $0.hasPrefix(
+                    "next ask           the next report gets no ask: the last ask was less than inApp.minIntervalSeconds ago; one is due from "
+                )
+            })
+
+        let stats = try Remindctl.run(["stats", "--funnel"], socket: daemon.socketPath)
+        #expect(stats.status == 0)
+        let table = Self.lines(stats.standardOutput)
+        // Never reminded (the delay is a week): the ordered funnel stops at the first step.
+        #expect(table.contains("GROUP    EPISODES  REMINDED  OPENED  ASKED  SHOWN  ACCEPTED  RESOLVED"))
+        #expect(table.contains("default         1  0 (0.0%)   0 (—)  0 (—)  0 (—)     0 (—)     0 (—)"))
+        #expect(table.contains("ios              1  0 (0.0%)   0 (—)  0 (—)  0 (—)     0 (—)     0 (—)"))
+        #expect(table.contains("default         1         0  0.0%  0.0%–79.3%             0         0     —  —"))
+    }
+
     /// `explain ID` prints the policy's reasons, numbered, in the API's order.
     @Test func explainPrintsReasonsInOrder() throws {
         let daemon = try DaemonProcess.started()
