@@ -112,6 +112,28 @@ extension StatsReport {
             writer.endObject()
         }
         writer.endObject()
+        writer.key("byOpening")
+        writer.beginObject()
+        for named in funnel.byOpening {
+            Self.writeRate(named.name, episodes: named.sum.episodes, resolved: named.sum.resolved, to: &writer)
+        }
+        writer.endObject()
+        if let alwaysKept {
+            writer.key("alwaysKept")
+            writer.beginObject()
+            writer.member("computedAt", RFC3339.format(alwaysKept.computedAt))
+            Self.write(alwaysKept.overall, to: &writer)
+            writer.key("byPlatform")
+            writer.beginObject()
+            for platform in alwaysKept.byPlatform {
+                writer.key(platform.name)
+                writer.beginObject()
+                Self.write(platform.horizons, to: &writer)
+                writer.endObject()
+            }
+            writer.endObject()
+            writer.endObject()
+        }
         writer.key("resolvedAfterAsk")
         writer.beginObject()
         for named in funnel.byGroup {
@@ -147,6 +169,21 @@ extension StatsReport {
             writer.endObject()
         }
         writer.endObject()
+    }
+
+    /// `"7":{"users","kept","rate","rateCI95"}` per horizon.
+    private static func write(_ horizons: [AlwaysKeptReport.Horizon], to writer: inout JSONWriter) {
+        for horizon in horizons {
+            writer.key(String(horizon.days))
+            writer.beginObject()
+            writer.member("users", horizon.users)
+            writer.member("kept", horizon.kept)
+            writer.key("rate")
+            writer.value(horizon.rate.map(rounded) ?? .null)
+            writer.key("rateCI95")
+            writer.value(interval(successes: horizon.kept, trials: horizon.users))
+            writer.endObject()
+        }
     }
 
     private static func writeRate(_ name: String, episodes: Int, resolved: Int, to writer: inout JSONWriter) {
@@ -275,6 +312,38 @@ extension StatsReport {
                 }
             }
             funnel = Funnel(byGroup: byGroup, byReason: list("byReason"), byPlatform: list("byPlatform"))
+            if case .object(let openings)? = reader.optionalValue("byOpening") {
+                funnel.byOpening = openings.members.map { name, value in
+                    guard case .object(let fields) = value else { return NamedFunnel(name: name, sum: FunnelAggregate()) }
+                    let episodes = fields["episodes"]?.number.map { Int($0) } ?? 0
+                    let resolved = fields["resolved"]?.number.map { Int($0) } ?? 0
+                    var stored = [Int](repeating: 0, count: FunnelAggregate.steps.count + 5)
+                    (stored[0], stored[stored.count - 1]) = (episodes, resolved)
+                    return NamedFunnel(name: name, sum: FunnelAggregate(stored: stored) ?? FunnelAggregate())
+                }
+            }
+        }
+        if case .object(let object)? = reader.optionalValue("alwaysKept"), case .string(let text)? = object["computedAt"],
+            let computedAt = RFC3339.parse(text)
+        {
+            func horizons(_ fields: JSONObject) -> [AlwaysKeptReport.Horizon] {
+                AlwaysKeptTally.horizons.map { days in
+                    guard case .object(let horizon)? = fields[String(days)] else {
+                        return AlwaysKeptReport.Horizon(days: days, users: 0, kept: 0)
+                    }
+                    return AlwaysKeptReport.Horizon(
+                        days: days, users: horizon["users"]?.number.map { Int($0) } ?? 0,
+                        kept: horizon["kept"]?.number.map { Int($0) } ?? 0)
+                }
+            }
+            var platforms: [AlwaysKeptReport.Platform] = []
+            if case .object(let byPlatform)? = object["byPlatform"] {
+                for (name, value) in byPlatform.members {
+                    guard case .object(let fields) = value else { continue }
+                    platforms.append(AlwaysKeptReport.Platform(name: name, horizons: horizons(fields)))
+                }
+            }
+            alwaysKept = AlwaysKeptReport(computedAt: computedAt, overall: horizons(object), byPlatform: platforms)
         }
         if case .object(let object)? = reader.optionalValue("bySendTime") {
             bySendTime = object.members.compactMap { name, value in

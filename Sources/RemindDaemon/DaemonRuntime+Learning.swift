@@ -93,6 +93,30 @@ extension DaemonRuntime {
     /// minute, so that a new deployment's send time follows its users within a minute, not at
     /// the next `reweightSeconds` slot. The store keeps the 24 counts current; the policy is
     /// replaced only when the hour moved.
+    /// Reads every user's history for "Always kept" (docs/outcomes.md), a page at a time, and
+    /// keeps the sums; returns how long it took. `/v1/stats` answers from the last reading.
+    @discardableResult
+    func refreshAlwaysKept() async throws -> Duration {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var tally = AlwaysKeptTally(computedAt: wallClock())
+        let historyMaxEntries = configuration.history.maxEntries
+        var after: UserID?
+        while true {
+            let page = try await store.users(after: after, limit: 500)
+            for record in page { tally.add(record, historyMaxEntries: historyMaxEntries) }
+            guard page.count == 500, let last = page.last else { break }
+            after = last.userID
+        }
+        alwaysKept.withLock { $0 = tally }
+        return clock.now - started
+    }
+
+    /// "Always kept" for `[since, until)` from the last reading; nil before the first.
+    func alwaysKeptReport(since: Date, until: Date) -> AlwaysKeptReport? {
+        alwaysKept.withLock { $0?.report(since: since, until: until) }
+    }
+
     /// Brings `remindd_funnel_total` up to the store's funnel of all time, at most once a minute
     /// (it is the `/v1/stats` of every episode: a scan of the closed ones on files, day sums on
     /// PostgreSQL), when `/metrics` is read.

@@ -51,6 +51,8 @@ public final class DaemonRuntime: Sendable {
     let learned = Mutex(Learned())
     /// The first recompute, shared by whoever needs it first (`relearnAtStart`).
     let firstLearning = Mutex<Task<Void, Never>?>(nil)
+    /// The last reading of every user's history for "Always kept" (`refreshAlwaysKept`).
+    let alwaysKept = Mutex<AlwaysKeptTally?>(nil)
     /// When `remindd_funnel_total` was last brought up to the store's funnel (`refreshFunnelMetric`).
     let funnelRefreshedAt = Mutex<Date?>(nil)
     private let counters = Mutex(Counters())

@@ -173,12 +173,15 @@ enum PostgresSchema {
             """,
         ],
         // 9. The funnel (docs/outcomes.md): each user's platform and their open episode's steps
-        // as columns, and the closed episodes' funnel summed per day, group, reason and
-        // platform ('' for none) beside the day sums. Started from the documents and the
-        // outcomes as they are: those of earlier versions know no engagement, so an episode
-        // counts at most as reminded.
+        // and opening as columns, and the closed episodes' funnel summed per day, group,
+        // reason, platform and opening ('' for none) beside the day sums. Started from the
+        // documents and the outcomes as they are: those of earlier versions know no engagement
+        // or opening, so an episode counts at most as reminded.
         [
-            "ALTER TABLE remindd_users ADD COLUMN platform text, ADD COLUMN episode_marks smallint NOT NULL DEFAULT 0",
+            """
+            ALTER TABLE remindd_users ADD COLUMN platform text, ADD COLUMN episode_marks smallint NOT NULL DEFAULT 0,
+                ADD COLUMN episode_opening text
+            """,
             """
             UPDATE remindd_users SET platform = \(platformCase("doc ->> 'platform'"))
             WHERE coalesce(doc ->> 'platform', '') <> ''
@@ -195,20 +198,23 @@ enum PostgresSchema {
                 grp text NOT NULL,
                 reason text NOT NULL,
                 platform text NOT NULL,
+                opening text NOT NULL,
                 counts int8[] NOT NULL,
-                PRIMARY KEY (day, grp, reason, platform)
+                PRIMARY KEY (day, grp, reason, platform, opening)
             )
             """,
             """
-            INSERT INTO remindd_funnel_days (day, grp, reason, platform, counts)
-            SELECT day, grp, reason, platform,
-                ARRAY[count(*), count(*) FILTER (WHERE reminded), 0, 0, 0, 0, 0, 0, 0, 0, 0]::int8[]
+            INSERT INTO remindd_funnel_days (day, grp, reason, platform, opening, counts)
+            SELECT day, grp, reason, platform, '',
+                ARRAY[count(*), count(*) FILTER (WHERE reminded), 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    count(*) FILTER (WHERE resolved)]::int8[]
             FROM (
                 SELECT floor(extract(epoch FROM started_at) / 86400)::int8 AS day, l ->> 'group' AS grp,
                     coalesce(l ->> 'reason', '') AS reason,
                     CASE WHEN coalesce(l ->> 'platform', '') = '' THEN ''
                         ELSE \(platformCase("l ->> 'platform'")) END AS platform,
-                    coalesce((l ->> 'reminders')::int, 0) > 0 AND l ->> 'group' <> 'holdout' AS reminded
+                    coalesce((l ->> 'reminders')::int, 0) > 0 AND l ->> 'group' <> 'holdout' AS reminded,
+                    l ->> 'outcome' = 'resolved' AS resolved
                 FROM (SELECT started_at, line::jsonb AS l FROM remindd_outcomes WHERE summed) AS o
             ) AS lines
             GROUP BY day, grp, reason, platform

@@ -70,7 +70,8 @@ extension PostgresStateStore {
             sums[key, default: .init()].add(outcome)
             let funnelKey = FunnelDayKey(
                 day: day, group: outcome.group, reason: outcome.reason?.rawValue ?? "",
-                platform: ReportedPlatform(reported: outcome.platform)?.rawValue ?? "")
+                platform: ReportedPlatform(reported: outcome.platform)?.rawValue ?? "",
+                opening: outcome.opening?.rawValue ?? "")
             funnels[funnelKey, default: .init()].add(outcome.marks, resolved: outcome.outcome == .resolved)
         }
         try await addFunnels(funnels, on: connection)
@@ -117,16 +118,16 @@ extension PostgresStateStore {
         guard !funnels.isEmpty else { return }
         var funnels = funnels
         let keys = Array(funnels.keys)
-        for try await (day, group, reason, platform, counts) in try await connection.query(
+        for try await (day, group, reason, platform, opening, counts) in try await connection.query(
             """
-            SELECT day, grp, reason, platform, counts FROM remindd_funnel_days d
+            SELECT day, grp, reason, platform, opening, counts FROM remindd_funnel_days d
             JOIN unnest(
                 \(keys.map(\.day))::int8[], \(keys.map(\.group))::text[], \(keys.map(\.reason))::text[],
-                \(keys.map(\.platform))::text[]
-            ) AS k(day, grp, reason, platform) USING (day, grp, reason, platform)
+                \(keys.map(\.platform))::text[], \(keys.map(\.opening))::text[]
+            ) AS k(day, grp, reason, platform, opening) USING (day, grp, reason, platform, opening)
             """, logger: logger
-        ).decode((Int, String, String, String, BigintArray).self) {
-            let key = FunnelDayKey(day: day, group: group, reason: reason, platform: platform)
+        ).decode((Int, String, String, String, String, BigintArray).self) {
+            let key = FunnelDayKey(day: day, group: group, reason: reason, platform: platform, opening: opening)
             guard let stored = FunnelAggregate(stored: counts.values) else {
                 throw StoreError.database("the funnel's day sum \(day) \(group) \(reason) \(platform) does not add up")
             }
@@ -137,9 +138,9 @@ extension PostgresStateStore {
         for (key, sum) in funnels {
             try await connection.query(
                 """
-                INSERT INTO remindd_funnel_days (day, grp, reason, platform, counts)
-                VALUES (\(key.day), \(key.group), \(key.reason), \(key.platform), \(sum.stored))
-                ON CONFLICT (day, grp, reason, platform) DO UPDATE SET counts = excluded.counts
+                INSERT INTO remindd_funnel_days (day, grp, reason, platform, opening, counts)
+                VALUES (\(key.day), \(key.group), \(key.reason), \(key.platform), \(key.opening), \(sum.stored))
+                ON CONFLICT (day, grp, reason, platform, opening) DO UPDATE SET counts = excluded.counts
                 """, logger: logger)
         }
     }
@@ -167,12 +168,13 @@ extension PostgresStateStore {
 }
 
 /// A funnel day sum's key: days since 1970-01-01 UTC of the episodes' start, their group,
-/// reason and platform ("" for none).
+/// reason, platform and opening ("" for none).
 struct FunnelDayKey: Hashable, Sendable {
     var day: Int
     var group: String
     var reason: String
     var platform: String
+    var opening: String
 }
 
 /// A day sum's key: days since 1970-01-01 UTC of the episodes' start, their group, their

@@ -126,29 +126,29 @@ extension PostgresStateStore {
         try await connection.query(
             """
             INSERT INTO remindd_users AS u (user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions,
-                episode_started_at, episode_group, episode_reason, active_hour, platform, episode_marks)
+                episode_started_at, episode_group, episode_reason, active_hour, platform, episode_marks, episode_opening)
             SELECT c.user_id, c.doc::jsonb,
                 CASE WHEN c.wake_at < 0 THEN NULL ELSE to_timestamp(c.wake_at) END,
                 CASE WHEN c.reminder_at < 0 THEN NULL ELSE to_timestamp(c.reminder_at) END,
                 c.next_sequence, c.reason, c.conditions,
                 CASE WHEN c.started < 0 THEN NULL ELSE to_timestamp(c.started) END,
                 NULLIF(c.grp, ''), NULLIF(c.episode_reason, ''), NULLIF(c.active_hour, -1), NULLIF(c.platform, ''),
-                c.episode_marks
+                c.episode_marks, NULLIF(c.episode_opening, '')
             FROM unnest(\(users)::text[], \(documents)::text[], \(columns.map { Self.epoch($0.wakeAt) })::float8[],
                 \(columns.map { Self.epoch($0.reminderAt) })::float8[], \(columns.map(\.nextSequence))::integer[],
                 \(columns.map(\.reason))::text[], \(columns.map(\.conditions))::smallint[],
                 \(columns.map { Self.epoch($0.episodeStartedAt) })::float8[],
                 \(columns.map { $0.episodeGroup ?? "" })::text[], \(columns.map { $0.episodeReason ?? "" })::text[],
                 \(columns.map { $0.activeHour ?? -1 })::smallint[], \(columns.map { $0.platform ?? "" })::text[],
-                \(columns.map(\.episodeMarks))::smallint[])
+                \(columns.map(\.episodeMarks))::smallint[], \(columns.map { $0.episodeOpening ?? "" })::text[])
                 AS c(user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions, started, grp,
-                    episode_reason, active_hour, platform, episode_marks)
+                    episode_reason, active_hour, platform, episode_marks, episode_opening)
             ON CONFLICT (user_id) DO UPDATE SET doc = EXCLUDED.doc, wake_at = EXCLUDED.wake_at,
                 reminder_at = EXCLUDED.reminder_at, next_sequence = EXCLUDED.next_sequence, reason = EXCLUDED.reason,
                 conditions = EXCLUDED.conditions, episode_started_at = EXCLUDED.episode_started_at,
                 episode_group = EXCLUDED.episode_group, episode_reason = EXCLUDED.episode_reason,
                 active_hour = EXCLUDED.active_hour, platform = EXCLUDED.platform,
-                episode_marks = EXCLUDED.episode_marks
+                episode_marks = EXCLUDED.episode_marks, episode_opening = EXCLUDED.episode_opening
             """, logger: logger)
     }
 

@@ -179,19 +179,20 @@ extension PostgresStateStore {
         -> [FunnelAggregate.Keyed]
     {
         var sums: [FunnelAggregate.Keyed] = []
-        for try await (day, group, reason, platform, counts) in try await connection.query(
+        for try await (day, group, reason, platform, opening, counts) in try await connection.query(
             """
-            SELECT day, grp, reason, platform, counts FROM remindd_funnel_days
+            SELECT day, grp, reason, platform, opening, counts FROM remindd_funnel_days
             WHERE day >= \(days.lowerBound) AND day < \(days.upperBound)
             """, logger: logger
-        ).decode((Int, String, String, String, BigintArray).self) {
+        ).decode((Int, String, String, String, String, BigintArray).self) {
             guard let sum = FunnelAggregate(stored: counts.values) else {
                 throw StoreError.database("the funnel's day sum \(day) \(group) \(reason) \(platform) does not add up")
             }
             sums.append(
                 FunnelAggregate.Keyed(
                     group: group, reason: PermissionErrorType(rawValue: reason),
-                    platform: ReportedPlatform(rawValue: platform), sum: sum))
+                    platform: ReportedPlatform(rawValue: platform), opening: Episode.Opening(rawValue: opening),
+                    sum: sum))
         }
         return sums
     }
@@ -205,20 +206,21 @@ extension PostgresStateStore {
         // The user decides an open episode's send-time arm: read only while send time is on.
         let byArm = sendTime != .due
         var open: [OpenEpisode] = []
-        for try await (started, group, reason, user, marks, platform) in try await connection.query(
+        for try await (started, group, reason, user, marks, platform, opening) in try await connection.query(
             """
             SELECT episode_started_at, episode_group, episode_reason, CASE WHEN \(byArm) THEN user_id END,
-                episode_marks, platform
+                episode_marks, platform, episode_opening
             FROM remindd_users WHERE episode_started_at >= \(since) AND episode_started_at < \(until)
             """, logger: logger
-        ).decode((Date, String?, String?, String?, Int16, String?).self) {
+        ).decode((Date, String?, String?, String?, Int16, String?, String?).self) {
             open.append(
                 OpenEpisode(
                     startedAt: started.millisecondPrecision, group: group ?? Experiment.defaultGroup,
                     reason: reason.flatMap(PermissionErrorType.init(rawValue:)),
                     userID: user.flatMap { try? UserID($0) },
                     marks: FunnelMarks(rawValue: UInt8(truncatingIfNeeded: marks)),
-                    platform: platform.flatMap(ReportedPlatform.init(rawValue:))))
+                    platform: platform.flatMap(ReportedPlatform.init(rawValue:)),
+                    opening: opening.flatMap(Episode.Opening.init(rawValue:))))
         }
         return outcomes.report(
             since: since, until: until, adding: sums, funnelSums: funnelSums, sendTime: sendTime

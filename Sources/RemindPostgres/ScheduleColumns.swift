@@ -20,6 +20,7 @@ struct ScheduleColumns: Sendable, Equatable {
     /// open episodes by.
     var platform: String?
     var episodeMarks: Int16
+    var episodeOpening: String?
 
     init(_ schedule: UserSchedule, policy: ReminderPolicy, daemonStartedAt: Date) {
         let index = policy.index(schedule, daemonStartedAt: daemonStartedAt)
@@ -34,6 +35,7 @@ struct ScheduleColumns: Sendable, Equatable {
         activeHour = schedule.activeHour.map(Int16.init)
         platform = schedule.platform?.rawValue
         episodeMarks = Int16(schedule.funnelMarks.rawValue)
+        episodeOpening = schedule.episodeOpening?.rawValue
     }
 
     /// What of the policy the columns depend on: when it changes, every row is recomputed.

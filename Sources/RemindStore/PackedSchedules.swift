@@ -30,7 +30,8 @@ struct PackedSchedules: Sendable {
         var conditions: UInt8
         /// Bit 0: notifications deliverable; bit 1: suppressed; bit 2: counted as a pending
         /// reminder (see `Schedules`); bits 3–4: the platform (0 none, else 1 + its index
-        /// in `ReportedPlatform`).
+        /// in `ReportedPlatform`); bits 5–6 the open episode's opening (the same for
+        /// `Episode.Opening`).
         var flags: UInt8
         /// The open episode's experiment group: 0 none, `overflowedGroup` for one kept in
         /// `overflow`, else its number in `groups`.
@@ -233,7 +234,7 @@ struct PackedSchedules: Sendable {
             zone: schedule.timeZone.map { zoneNumber($0) } ?? 0,
             errors: schedule.errors.rawValue, conditions: schedule.conditions.rawValue,
             flags: (schedule.notificationsDeliverable ? 1 : 0) | (schedule.isSuppressed ? 2 : 0)
-                | Self.platformBits(schedule.platform),
+                | Self.platformBits(schedule.platform) | Self.openingBits(schedule.episodeOpening),
             group: schedule.episodeGroup.map { groups.number($0) ?? Self.overflowedGroup } ?? 0,
             reason: schedule.episodeReason.map(Self.reasonNumber) ?? 0, marks: schedule.funnelMarks.rawValue,
             locale: schedule.locale.map { locales.number($0) ?? Self.overflowedLocale } ?? 0,
@@ -259,13 +260,13 @@ struct PackedSchedules: Sendable {
         lastDeliveredAt: Double, lastReportAt: Double, lastHeartbeatAt: Double,
         group: Slice<UnsafeBufferPointer<UInt8>>?, reason: PermissionErrorType?,
         locale: Slice<UnsafeBufferPointer<UInt8>>?, activeHour: UInt8 = 0, activityReports: UInt8 = 0,
-        platform: ReportedPlatform? = nil, marks: FunnelMarks = []
+        platform: ReportedPlatform? = nil, marks: FunnelMarks = [], opening: Episode.Opening? = nil
     ) {
         let row = Row(
             userID: userID, episodeStartedAt: episodeStartedAt, lastDeliveredAt: lastDeliveredAt,
             lastReportAt: lastReportAt, lastHeartbeatAt: lastHeartbeatAt, deliveredCount: deliveredCount,
             zone: zone.map { Self.checkedZone(zones.number(utf8: $0)) } ?? 0, errors: errors, conditions: conditions,
-            flags: (deliverable ? 1 : 0) | (suppressed ? 2 : 0) | Self.platformBits(platform),
+            flags: (deliverable ? 1 : 0) | (suppressed ? 2 : 0) | Self.platformBits(platform) | Self.openingBits(opening),
             group: group.map { groups.number(utf8: $0) ?? Self.overflowedGroup } ?? 0,
             reason: reason.map(Self.reasonNumber) ?? 0, marks: marks.rawValue,
             locale: locale.map { locales.number(utf8: $0) ?? Self.overflowedLocale } ?? 0,
@@ -283,6 +284,15 @@ struct PackedSchedules: Sendable {
     private static func platform(_ flags: UInt8) -> ReportedPlatform? {
         let number = Int(flags >> 3 & 3)
         return number == 0 ? nil : ReportedPlatform.allCases[number - 1]
+    }
+
+    private static func openingBits(_ opening: Episode.Opening?) -> UInt8 {
+        opening.map { UInt8(Episode.Opening.allCases.firstIndex(of: $0)! + 1) << 5 } ?? 0
+    }
+
+    private static func opening(_ flags: UInt8) -> Episode.Opening? {
+        let number = Int(flags >> 5 & 3)
+        return number == 0 ? nil : Episode.Opening.allCases[number - 1]
     }
 
     private static func reasonNumber(_ reason: PermissionErrorType) -> UInt8 {
@@ -315,7 +325,7 @@ struct PackedSchedules: Sendable {
             locale: locale(row),
             activeHour: row.activeHour == 0 ? nil : Int(row.activeHour) - 1,
             activityReports: Int(row.activityReports), platform: Self.platform(row.flags),
-            funnelMarks: FunnelMarks(rawValue: row.marks))
+            funnelMarks: FunnelMarks(rawValue: row.marks), episodeOpening: Self.opening(row.flags))
     }
 
     private func group(_ row: Row) -> String? {
@@ -347,7 +357,7 @@ struct PackedSchedules: Sendable {
                     group: group(packed) ?? Experiment.defaultGroup,
                     reason: packed.reason == 0 ? nil : PermissionErrorType.allCases[Int(packed.reason) - 1],
                     userID: packed.userID, marks: FunnelMarks(rawValue: packed.marks),
-                    platform: Self.platform(packed.flags)))
+                    platform: Self.platform(packed.flags), opening: Self.opening(packed.flags)))
         }
     }
 

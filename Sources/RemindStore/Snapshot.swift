@@ -17,7 +17,7 @@ import RemindCore
 /// Tab-separated lines, because they parse several times faster than JSON objects:
 ///
 ///     remindd-snapshot	6	<first log segment to replay>
-///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>	<episode group|->	<episode reason|->	<locale|->	<active hour|->	<activity reports>	<platform|->	<funnel marks>
+///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>	<episode group|->	<episode reason|->	<locale|->	<active hour|->	<activity reports>	<platform|->	<funnel marks>	<opening|->
 ///     E	<sink,sink>	<event JSON>
 ///     X	<dead letter JSON>
 ///     END	<lines>	<checksum of every byte before this line>
@@ -26,8 +26,8 @@ import RemindCore
 /// (format 1, from before the checksum, is still read). `errors` and `conditions` are the
 /// bit sets `PermissionErrorSet` and `ServiceConditions` in decimal. Formats 1 and 2 kept a
 /// reason instead and no conditions, format 3 no episode group, format 4 no locale, format 5
-/// no activity (the send time's active hour and the reports behind it), format 6 no platform
-/// and funnel marks: their user
+/// no activity (the send time's active hour and the reports behind it), format 6 no platform,
+/// funnel marks and opening: their user
 /// lines are not read (`schedulesOutdated`), and
 /// start-up reads the user files once instead. The files are replaced whole, so a
 /// file that fails either check is damaged, not half-written: start-up quarantines it and says
@@ -80,7 +80,8 @@ struct Snapshot {
             append(schedule.locale ?? "-")
             append("\t\(schedule.activeHour.map(String.init) ?? "-")\t\(schedule.activityReports)\t")
             append(schedule.platform?.rawValue ?? "-")
-            append("\t\(schedule.funnelMarks.rawValue)")
+            append("\t\(schedule.funnelMarks.rawValue)\t")
+            append(schedule.episodeOpening?.rawValue ?? "-")
             append("\n")
         }
         end(schedules.count)
@@ -195,7 +196,7 @@ struct Snapshot {
         }
         fields.append(start..<line.upperBound)
         let malformed = SnapshotDamage("a user line is malformed")
-        guard fields.count == 19 else { throw malformed }
+        guard fields.count == 20 else { throw malformed }
         func field(_ index: Int) -> Slice<UnsafeBufferPointer<UInt8>> { buffer[fields[index]] }
         func optional(_ index: Int) -> Slice<UnsafeBufferPointer<UInt8>>? {
             let value = field(index)
@@ -249,6 +250,13 @@ struct Snapshot {
             platform = known
         }
         guard let marks = small(18).flatMap(UInt8.init(exactly:)) else { throw malformed }
+        var opening: Episode.Opening?
+        if let name = optional(19) {
+            guard let known = Episode.Opening.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name) }) else {
+                throw malformed
+            }
+            opening = known
+        }
         var reason: PermissionErrorType?
         if let name = optional(13) {
             guard let known = PermissionErrorType.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name) })
@@ -261,7 +269,7 @@ struct Snapshot {
             deliveredCount: delivered, lastDeliveredAt: lastDelivery, lastReportAt: lastReport,
             lastHeartbeatAt: heartbeat, group: optional(12), reason: reason, locale: optional(14),
             activeHour: activeHour, activityReports: activityReports, platform: platform,
-            marks: FunnelMarks(rawValue: marks))
+            marks: FunnelMarks(rawValue: marks), opening: opening)
     }
 
     init(

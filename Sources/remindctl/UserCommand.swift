@@ -6,7 +6,7 @@ import RemindClient
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
-        abstract: "Show a user's permissions, episode, next reminder and the app's side (asks).",
+        abstract: "Show a user's permissions, episode and asks.",
         discussion: """
             Examples:
               remindctl user u-42

@@ -76,3 +76,47 @@ struct FunnelTests {
             group.map { ($0.sum.accepted, $0.sum.notAccepted, $0.sum.notAcceptedResolved) } ?? (0, 0, 0) == (1, 1, 1))
     }
 }
+
+/// "Always kept": gains of Always access, and whether the state a horizon later still has it.
+struct AlwaysKeptTests {
+    let start = Fixtures.date("2026-01-01T00:00:00Z")
+    let policy = ReminderPolicy(configuration: PolicyConfiguration())
+
+    func record(_ user: String, platform: String?, _ states: [(day: Double, LocationAuthorization)]) -> UserRecord {
+        var record: UserRecord?
+        for (day, location) in states {
+            let at = start.addingTimeInterval(day * 86_400)
+            var report = PermissionReport(location: location, observedAt: at)
+            report.platform = platform
+            record = policy.apply(report, to: record, userID: Fixtures.userID(user), receivedAt: at).record
+        }
+        return record!
+    }
+
+    @Test func gainsAreKeptOrLostAtEachHorizon() {
+        var tally = AlwaysKeptTally(computedAt: start.addingTimeInterval(100 * 86_400))
+        // Always first, lost on day 10: kept at 7 days, not at 30 or 90.
+        tally.add(record("a", platform: "iOS 18", [(0, .always), (10, .whileInUse)]), historyMaxEntries: 1000)
+        // Gained on day 5 and kept: kept at every horizon (day 95 is before the reading).
+        tally.add(record("b", platform: "Android 14", [(0, .whileInUse), (5, .always)]), historyMaxEntries: 1000)
+        // Gained on day 95: no horizon has passed.
+        tally.add(record("c", platform: nil, [(95, .always)]), historyMaxEntries: 1000)
+        // Lost and regained before day 30: at day 30 it has Always again, so kept.
+        tally.add(
+            record("d", platform: "iOS 18", [(1, .always), (3, .denied), (20, .always)]), historyMaxEntries: 1000)
+        let report = tally.report(since: start, until: start.addingTimeInterval(200 * 86_400))
+        #expect(report.overall.map(\.days) == [7, 30, 90])
+        // Gains: a@0, b@5, c@95, d@1, d@20 (decided: all but c; d@20's 90 days is day 110).
+        #expect(report.overall.map(\.users) == [4, 4, 3])
+        #expect(report.overall.map(\.kept) == [3, 3, 2])
+        #expect(report.byPlatform.map(\.name) == ["android", "ios"])
+        #expect(report.byPlatform[1].horizons.map(\.users) == [3, 3, 2])
+        // A window of days: only d's second gain lies in days 15–25.
+        let window = tally.report(since: start.addingTimeInterval(15 * 86_400), until: start.addingTimeInterval(25 * 86_400))
+        #expect(window.overall.map(\.users) == [1, 1, 0] && window.overall.map(\.kept) == [1, 1, 0])
+        // A history cut short has lost its first report: its oldest entry is no gain.
+        var cut = AlwaysKeptTally(computedAt: start.addingTimeInterval(100 * 86_400))
+        cut.add(record("e", platform: nil, [(0, .always), (10, .whileInUse)]), historyMaxEntries: 2)
+        #expect(cut.report(since: start, until: start.addingTimeInterval(200 * 86_400)).overall.map(\.users) == [0, 0, 0])
+    }
+}

@@ -252,7 +252,8 @@ struct PostgresStoreTests {
         try server.psql(
             database,
             """
-            ALTER TABLE remindd_users DROP COLUMN active_hour, DROP COLUMN platform, DROP COLUMN episode_marks;
+            ALTER TABLE remindd_users DROP COLUMN active_hour, DROP COLUMN platform, DROP COLUMN episode_marks,
+                DROP COLUMN episode_opening;
             DROP TABLE remindd_funnel_days;
             DELETE FROM remindd_counters WHERE name LIKE 'active_hour:%';
             DELETE FROM remindd_schema WHERE version >= 8

@@ -83,7 +83,7 @@ struct HelpTests {
         SUBCOMMANDS:
           status                  Show the daemon's counts, sinks and notification
                                   settings.
-          user                    Show a user's permissions, episode and next reminder.
+          user                    Show a user's permissions, episode and asks.
           explain                 Explain, step by step, why a reminder is or is not
                                   due for a user.
           history                 List a user's permission changes, newest first.

@@ -37,8 +37,9 @@ public struct UserSchedule: Sendable, Equatable {
     /// from the schedule alone are picked by (`CopySet.platforms`), and what `/v1/stats`
     /// splits open episodes by.
     public var platform: ReportedPlatform?
-    /// The open episode's funnel steps so far (`FunnelMarks`), for `/v1/stats`.
+    /// The open episode's funnel steps so far (`FunnelMarks`) and how it opened, for `/v1/stats`.
     public var funnelMarks: FunnelMarks
+    public var episodeOpening: Episode.Opening?
 
     public init(
         userID: UserID, errors: PermissionErrorSet, conditions: ServiceConditions = ServiceConditions(rawValue: 0),
@@ -46,8 +47,9 @@ public struct UserSchedule: Sendable, Equatable {
         lastDeliveredAt: Date?, isSuppressed: Bool, lastReportAt: Date, lastHeartbeatAt: Date?,
         episodeGroup: String? = nil, episodeReason: PermissionErrorType? = nil, locale: String? = nil,
         activeHour: Int? = nil, activityReports: Int = 0, platform: ReportedPlatform? = nil,
-        funnelMarks: FunnelMarks = []
+        funnelMarks: FunnelMarks = [], episodeOpening: Episode.Opening? = nil
     ) {
+        self.episodeOpening = episodeOpening
         self.platform = platform
         self.funnelMarks = funnelMarks
         self.activeHour = activeHour
@@ -91,6 +93,6 @@ extension UserRecord {
             activeHour: activity.mostActiveHour,
             activityReports: activity.total,
             platform: ReportedPlatform(reported: platform),
-            funnelMarks: open?.funnelMarks ?? [])
+            funnelMarks: open?.funnelMarks ?? [], episodeOpening: open?.opening)
     }
 }

@@ -13,13 +13,18 @@ public struct FunnelAggregate: Sendable, Equatable {
     /// Episodes asked that never accepted, and those of them resolved.
     public private(set) var notAccepted = 0
     public private(set) var notAcceptedResolved = 0
+    /// Every episode resolved, whatever steps it reached (the funnel's last step counts only
+    /// those that reached every step): what `byOpening` shows.
+    public private(set) var resolved = 0
 
     public init() {}
 
-    /// Made again from its stored parts (`reached` then the four counts); nil when they cannot
-    /// be one sum's.
+    /// Made again from its stored parts (`reached`, the four counts and `resolved`; a sum stored
+    /// before `resolved` was kept has 11 and counts it 0); nil when they cannot be one sum's.
     public init?(stored: [Int]) {
-        guard stored.count == Self.steps.count + 4, stored.allSatisfy({ $0 >= 0 }),
+        var stored = stored
+        if stored.count == Self.steps.count + 4 { stored.append(0) }
+        guard stored.count == Self.steps.count + 5, stored.allSatisfy({ $0 >= 0 }),
             (1..<Self.steps.count).allSatisfy({ stored[$0] <= stored[$0 - 1] })
         else { return nil }
         reached = Array(stored.prefix(Self.steps.count))
@@ -27,16 +32,21 @@ public struct FunnelAggregate: Sendable, Equatable {
             stored[Self.steps.count], stored[Self.steps.count + 1], stored[Self.steps.count + 2],
             stored[Self.steps.count + 3]
         )
+        resolved = stored[Self.steps.count + 4]
+        guard resolved <= reached[0], reached[Self.steps.count - 1] <= resolved else { return nil }
     }
 
-    /// `reached` then the four counts: what a store keeps.
-    public var stored: [Int] { reached + [accepted, acceptedResolved, notAccepted, notAcceptedResolved] }
+    /// `reached`, the four counts and `resolved`: what a store keeps.
+    public var stored: [Int] {
+        reached + [accepted, acceptedResolved, notAccepted, notAcceptedResolved, resolved]
+    }
 
     public var episodes: Int { reached[0] }
 
     public mutating func add(_ marks: FunnelMarks, resolved: Bool) {
         let depth = marks.depth(resolved: resolved)
         for step in 0...depth { reached[step] += 1 }
+        if resolved { self.resolved += 1 }
         if marks.contains(.accepted) {
             accepted += 1
             if resolved { acceptedResolved += 1 }
@@ -52,21 +62,27 @@ public struct FunnelAggregate: Sendable, Equatable {
         acceptedResolved += other.acceptedResolved
         notAccepted += other.notAccepted
         notAcceptedResolved += other.notAcceptedResolved
+        resolved += other.resolved
     }
 }
 
 extension FunnelAggregate {
-    /// One day's funnel of one group, reason and platform, as a store keeps it.
+    /// One day's funnel of one group, reason, platform and opening, as a store keeps it.
     public struct Keyed: Sendable, Equatable {
         public var group: String
         public var reason: PermissionErrorType?
         public var platform: ReportedPlatform?
+        public var opening: Episode.Opening?
         public var sum: FunnelAggregate
 
-        public init(group: String, reason: PermissionErrorType?, platform: ReportedPlatform?, sum: FunnelAggregate) {
+        public init(
+            group: String, reason: PermissionErrorType?, platform: ReportedPlatform?, opening: Episode.Opening? = nil,
+            sum: FunnelAggregate
+        ) {
             self.group = group
             self.reason = reason
             self.platform = platform
+            self.opening = opening
             self.sum = sum
         }
     }

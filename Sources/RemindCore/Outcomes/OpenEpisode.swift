@@ -11,11 +11,13 @@ public struct OpenEpisode: Sendable, Equatable {
     public var userID: UserID?
     public var marks: FunnelMarks
     public var platform: ReportedPlatform?
+    public var opening: Episode.Opening?
 
     public init(
         startedAt: Date, group: String, reason: PermissionErrorType?, userID: UserID?, marks: FunnelMarks = [],
-        platform: ReportedPlatform? = nil
+        platform: ReportedPlatform? = nil, opening: Episode.Opening? = nil
     ) {
+        self.opening = opening
         self.startedAt = startedAt
         self.group = group
         self.reason = reason

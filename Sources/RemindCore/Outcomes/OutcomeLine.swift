@@ -17,6 +17,7 @@ public struct OutcomeLine {
     public var sendTime: SendTime.Arm?
     public var platform: ReportedPlatform?
     public var marks: FunnelMarks = []
+    public var opening: Episode.Opening?
 
     public init?(_ line: ArraySlice<UInt8>) {
         var scanner = Scanner(bytes: line)
@@ -57,7 +58,9 @@ public struct OutcomeLine {
         if scanner.expect(#","sendTime":""#), let arm = scanner.string() {
             sendTime = SendTime.Arm.allCases.first { $0.rawValue.utf8.elementsEqual(arm) }
         }
-        if scanner.expect(#","opening":""#) { _ = scanner.skipString() }
+        if scanner.expect(#","opening":""#), let name = scanner.string() {
+            opening = Episode.Opening.allCases.first { $0.rawValue.utf8.elementsEqual(name) }
+        }
         // What the app reported: absent from lines of older versions.
         if scanner.expect(#","opened":"#), let opened = scanner.integer(), scanner.expect(#","asks":"#),
             let asks = scanner.integer(), scanner.expect(#","asksShown":"#), let shown = scanner.integer(),

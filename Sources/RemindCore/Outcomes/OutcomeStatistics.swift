@@ -14,7 +14,8 @@ public struct OutcomeStatistics: Sendable {
         var reason: UInt8
         var resolved: Bool
         var reminders: UInt8
-        /// 0: none, else 1 + the index in `SendTime.Arm.allCases` (in what was padding).
+        /// Bits 0–1: 0 no send-time arm, else 1 + the index in `SendTime.Arm.allCases`; bits 2–3
+        /// the opening (the same for `Episode.Opening`).
         var sendTime: UInt8
         /// `FunnelMarks`, and the platform's code (`platformCode`): the last two bytes of padding.
         var marks: UInt8
@@ -34,7 +35,7 @@ public struct OutcomeStatistics: Sendable {
             group: number(of: outcome.group), reason: outcome.reason, startedAt: outcome.startedAt,
             closedAt: outcome.closedAt, resolved: outcome.outcome == .resolved, reminders: outcome.reminders,
             sendTime: outcome.sendTime, marks: outcome.marks,
-            platform: ReportedPlatform(reported: outcome.platform))
+            platform: ReportedPlatform(reported: outcome.platform), opening: outcome.opening)
     }
 
     /// Adds a line of the outcomes log read by `OutcomeLine`, without building its strings.
@@ -46,7 +47,7 @@ public struct OutcomeStatistics: Sendable {
         add(
             group: group, reason: line.reason, startedAt: line.startedAt, closedAt: line.closedAt,
             resolved: line.resolved, reminders: line.reminders, sendTime: line.sendTime, marks: line.marks,
-            platform: line.platform)
+            platform: line.platform, opening: line.opening)
     }
 
     private mutating func number(of group: String) -> UInt16 {
@@ -59,20 +60,29 @@ public struct OutcomeStatistics: Sendable {
 
     private mutating func add(
         group: UInt16, reason: PermissionErrorType?, startedAt: Date, closedAt: Date, resolved: Bool, reminders: Int,
-        sendTime: SendTime.Arm?, marks: FunnelMarks, platform: ReportedPlatform?
+        sendTime: SendTime.Arm?, marks: FunnelMarks, platform: ReportedPlatform?, opening: Episode.Opening?
     ) {
         closed.append(
             Closed(
                 startedAt: startedAt.timeIntervalSince1970,
                 timeToFix: max(0, closedAt.timeIntervalSince(startedAt)), group: group,
                 reason: UInt8(Self.reasonCode(reason)), resolved: resolved, reminders: UInt8(clamping: reminders),
-                sendTime: UInt8(Self.armCode(sendTime)), marks: marks.rawValue,
+                sendTime: UInt8(Self.armCode(sendTime) | Self.openingCode(opening) << 2), marks: marks.rawValue,
                 platform: UInt8(Self.platformCode(platform))))
     }
 
     /// 0 for no platform, else 1 + its index in `ReportedPlatform.allCases`.
     private static func platformCode(_ platform: ReportedPlatform?) -> Int {
         platform.flatMap { ReportedPlatform.allCases.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+    }
+
+    /// 0 for no opening, else 1 + its index in `Episode.Opening.allCases`.
+    private static func openingCode(_ opening: Episode.Opening?) -> Int {
+        opening.flatMap { Episode.Opening.allCases.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+    }
+
+    private static func openingName(_ code: Int) -> String {
+        code == 0 ? "unknown" : Episode.Opening.allCases[code - 1].rawValue
     }
 
     private static func platformName(_ code: Int) -> String {
@@ -139,11 +149,11 @@ public struct OutcomeStatistics: Sendable {
                 resolved: entry.resolved, reminders: Int(entry.reminders), timeToFix: entry.timeToFix)
             funnel.add(
                 FunnelMarks(rawValue: entry.marks), resolved: entry.resolved, group: Int(entry.group),
-                reason: Int(entry.reason), platform: Int(entry.platform))
+                reason: Int(entry.reason), platform: Int(entry.platform), opening: Int(entry.sendTime >> 2))
             reasonEpisodes[Int(entry.reason)] += 1
             if entry.resolved { reasonResolved[Int(entry.reason)] += 1 }
-            armEpisodes[Int(entry.sendTime)] += 1
-            if entry.resolved { armResolved[Int(entry.sendTime)] += 1 }
+            armEpisodes[Int(entry.sendTime & 3)] += 1
+            if entry.resolved { armResolved[Int(entry.sendTime & 3)] += 1 }
         }
         for keyed in sums {
             let code = Self.reasonCode(keyed.reason)
@@ -161,6 +171,7 @@ public struct OutcomeStatistics: Sendable {
         var funnelByGroup: [String: FunnelAggregate] = [:]
         var funnelByReason: [String: FunnelAggregate] = [:]
         var funnelByPlatform: [String: FunnelAggregate] = [:]
+        var funnelByOpening: [String: FunnelAggregate] = [:]
         for (index, sum) in funnel.byGroup.enumerated() where sum.episodes > 0 {
             funnelByGroup[groups[index], default: FunnelAggregate()].merge(sum)
         }
@@ -170,10 +181,15 @@ public struct OutcomeStatistics: Sendable {
         for (code, sum) in funnel.byPlatform.enumerated() where sum.episodes > 0 {
             funnelByPlatform[Self.platformName(code), default: FunnelAggregate()].merge(sum)
         }
+        for (code, sum) in funnel.byOpening.enumerated() where sum.episodes > 0 {
+            funnelByOpening[Self.openingName(code), default: FunnelAggregate()].merge(sum)
+        }
         for keyed in funnelSums {
             funnelByGroup[keyed.group, default: FunnelAggregate()].merge(keyed.sum)
             funnelByReason[Self.reasonName(Self.reasonCode(keyed.reason)), default: FunnelAggregate()].merge(keyed.sum)
             funnelByPlatform[ReportedPlatform.statisticsName(keyed.platform), default: FunnelAggregate()].merge(
+                keyed.sum)
+            funnelByOpening[Self.openingName(Self.openingCode(keyed.opening)), default: FunnelAggregate()].merge(
                 keyed.sum)
         }
         for (index, sum) in perGroup.enumerated() where sum.episodes > 0 {
@@ -191,6 +207,8 @@ public struct OutcomeStatistics: Sendable {
             funnelByGroup[episode.group, default: FunnelAggregate()].add(episode.marks, resolved: false)
             funnelByReason[reason, default: FunnelAggregate()].add(episode.marks, resolved: false)
             funnelByPlatform[ReportedPlatform.statisticsName(episode.platform), default: FunnelAggregate()].add(
+                episode.marks, resolved: false)
+            funnelByOpening[Self.openingName(Self.openingCode(episode.opening)), default: FunnelAggregate()].add(
                 episode.marks, resolved: false)
         }
         let order = tallies.sorted { lhs, rhs in
@@ -222,6 +240,9 @@ public struct OutcomeStatistics: Sendable {
             },
             byPlatform: funnelByPlatform.sorted { $0.key < $1.key }.map {
                 StatsReport.NamedFunnel(name: $0.key, sum: $0.value)
+            },
+            byOpening: funnelByOpening.sorted { $0.key < $1.key }.map {
+                StatsReport.NamedFunnel(name: $0.key, sum: $0.value)
             })
         if sendTime != .due {
             report.bySendTime = SendTime.Arm.allCases.enumerated().map { index, arm in
@@ -239,13 +260,15 @@ private struct FunnelTally {
     var byGroup: [FunnelAggregate]
     var byReason = [FunnelAggregate](repeating: FunnelAggregate(), count: PermissionErrorType.allCases.count + 1)
     var byPlatform = [FunnelAggregate](repeating: FunnelAggregate(), count: ReportedPlatform.allCases.count + 1)
+    var byOpening = [FunnelAggregate](repeating: FunnelAggregate(), count: Episode.Opening.allCases.count + 1)
 
     init(groups: Int) { byGroup = [FunnelAggregate](repeating: FunnelAggregate(), count: groups) }
 
-    mutating func add(_ marks: FunnelMarks, resolved: Bool, group: Int, reason: Int, platform: Int) {
+    mutating func add(_ marks: FunnelMarks, resolved: Bool, group: Int, reason: Int, platform: Int, opening: Int) {
         byGroup[group].add(marks, resolved: resolved)
         byReason[reason].add(marks, resolved: resolved)
         byPlatform[platform].add(marks, resolved: resolved)
+        byOpening[opening].add(marks, resolved: resolved)
     }
 }
 

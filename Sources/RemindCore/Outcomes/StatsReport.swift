@@ -101,17 +101,27 @@ public struct StatsReport: Sendable, Equatable {
         public var byGroup: [NamedFunnel]
         public var byReason: [NamedFunnel]
         public var byPlatform: [NamedFunnel]
+        /// By how the episodes opened (`first`, `again`, `downgrade`, `unknown`): what
+        /// `byOpening` shows of them.
+        public var byOpening: [NamedFunnel]
 
-        public init(byGroup: [NamedFunnel] = [], byReason: [NamedFunnel] = [], byPlatform: [NamedFunnel] = []) {
+        public init(
+            byGroup: [NamedFunnel] = [], byReason: [NamedFunnel] = [], byPlatform: [NamedFunnel] = [],
+            byOpening: [NamedFunnel] = []
+        ) {
             self.byGroup = byGroup
             self.byReason = byReason
             self.byPlatform = byPlatform
+            self.byOpening = byOpening
         }
     }
 
     public var since: Date
     public var until: Date
     public var funnel = Funnel()
+    /// Whether fixes last (docs/outcomes.md "Always kept"): the daemon adds it from its last
+    /// reading of every history; nil before the first.
+    public var alwaysKept: AlwaysKeptReport?
     public var allocation: Allocation?
     /// Episodes by send-time arm, `due` then `active`; empty unless send time is `active`.
     public var bySendTime: [SendTimeArm] = []
@@ -144,6 +154,7 @@ public struct StatsReport: Sendable, Equatable {
             && lhs.upliftVsHoldout.map(\.group) == rhs.upliftVsHoldout.map(\.group)
             && lhs.upliftVsHoldout.map(\.uplift) == rhs.upliftVsHoldout.map(\.uplift)
             && lhs.allocation == rhs.allocation && lhs.bySendTime == rhs.bySendTime && lhs.funnel == rhs.funnel
+            && lhs.alwaysKept == rhs.alwaysKept
     }
 
     /// The Wilson score interval for `successes` of `trials` at 95 % (z = 1.959964): unlike the
