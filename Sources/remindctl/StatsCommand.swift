@@ -149,6 +149,39 @@ struct StatsCommand: ParsableCommand {
             }
             reasons.print(terminal)
         }
+        Self.printKept(report, terminal, time: time)
+    }
+
+    /// Episodes by how they opened, and whether gains of Always were still held 7, 30 and 90
+    /// days on (docs/outcomes.md "Always kept").
+    static func printKept(_ report: StatsReport, _ terminal: Terminal, time: TimeText) {
+        if !report.funnel.byOpening.isEmpty {
+            terminal.line("")
+            var openings = Table(
+                header: ["OPENING", "EPISODES", "RESOLVED", "RATE", "95% CI"], rightAligned: [1, 2, 3])
+            for named in report.funnel.byOpening {
+                openings.append([named.name] + rateCells(named.sum.episodes, named.sum.resolved))
+            }
+            openings.print(terminal)
+        }
+        guard let kept = report.alwaysKept else { return }
+        terminal.line("")
+        terminal.line(
+            "Always kept (histories read \(time.both(kept.computedAt))): gains of Always still held N days on")
+        var table = Table(
+            header: ["PLATFORM"] + AlwaysKeptTally.horizons.flatMap { ["\($0)d GAINS", "KEPT", "95% CI"] },
+            rightAligned: [1, 2, 4, 5, 7, 8])
+        for (name, horizons) in [("all", kept.overall)] + kept.byPlatform.map({ ($0.name, $0.horizons) }) {
+            table.append(
+                [name]
+                    + horizons.flatMap { horizon in
+                        [
+                            "\(horizon.users)", horizon.rate.map(percent) ?? "—",
+                            horizon.rateCI95.map { "\(percent($0.lowerBound))–\(percent($0.upperBound))" } ?? "—",
+                        ]
+                    })
+        }
+        table.print(terminal)
     }
 
     /// The funnel's tables: a row per group, reason and platform, each step's count and its

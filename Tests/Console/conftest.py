@@ -30,6 +30,10 @@ def daemon():
         for index in range(1, 5):
             instance.report(f"fresh-{index}", accuracy="reduced", platform="android 14")
         instance.report("u@example.com", location="always")
+        # Always gained twenty days ago: kept by one, lost two days later by the other.
+        for user in ("kept-1", "lost-1"):
+            instance.report(user, location="always", observed_at=now_iso(-20 * 86400), platform="iOS 17")
+        instance.report("lost-1", observed_at=now_iso(-18 * 86400))
         instance.wait_settled()
         # What the app reports: some reminders opened, some asks seen and accepted, so that the
         # funnel goes past its first steps in each group.
@@ -54,6 +58,7 @@ def daemon():
             if index * 37 % 100 < share.get(group, 50):
                 instance.report(f"late-{index}", location="always")
         instance.wait_settled()
+        instance.wait_always_kept()
         yield instance
     finally:
         code = instance.stop()

@@ -152,6 +152,16 @@ class Daemon:
         assert status == 200, f"events for {user}: {status} {answer!r}"
         return answer["accepted"]
 
+    def wait_always_kept(self, timeout=60):
+        """Until /v1/stats has "Always kept" read after every report so far."""
+        after = now_iso()
+
+        def read():
+            kept = self.get("/v1/stats").get("alwaysKept")
+            return kept is not None and kept["computedAt"] > after
+
+        poll(read, timeout, "Always kept was not read", interval=0.3)
+
     def wait_settled(self, timeout=30):
         """Until nothing is due or queued, and two status answers in a row agree."""
         previous = {}

@@ -139,6 +139,17 @@ def test_outcomes_figures_equal_the_stats_answer(daemon, browser):
     assert {"ios", "android"} <= set(funnel["byPlatform"]), funnel["byPlatform"].keys()
     for name in (k for k in funnel if k not in ("byReason", "byPlatform")):
         assert browser.find(f'figure[data-funnel="{name}"] svg.funnel-chart'), f"a funnel chart for {name}"
+    # Always kept: episodes by opening, and each horizon's gains and share, overall and by platform.
+    for name, split in stats["byOpening"].items():
+        assert shown[f"byOpening.{name}.episodes"][0] == str(split["episodes"]), name
+        assert shown[f"byOpening.{name}.resolved"][0] == str(split["resolved"]), name
+    kept = stats["alwaysKept"]
+    assert kept["7"]["users"] == 2 and kept["7"]["kept"] == 1, kept
+    for prefix, shares in [("alwaysKept.", kept)] + [(f"alwaysKept.byPlatform.{p}.", k) for p, k in kept["byPlatform"].items()]:
+        for n in ("7", "30", "90"):
+            assert shown[f"{prefix}{n}.users"][0] == str(shares[n]["users"]), f"{prefix}{n}"
+            value = shown[f"{prefix}{n}.rate"][1]
+            assert (float(value) if value is not None else None) == shares[n]["rate"], f"{prefix}{n}.rate"
     for name, split in stats["resolvedAfterAsk"].items():
         for side in ("accepted", "notAccepted"):
             assert shown[f"resolvedAfterAsk.{name}.{side}.episodes"][0] == str(split[side]["episodes"])

@@ -158,4 +158,45 @@ struct InAppEndToEndTests {
             #expect(lines.contains(#""opening":"first","opened":1,"asks":1,"asksShown":1,"asksAccepted":1}"#))
         }
     }
+
+    /// Users who gained Always long ago: `alwaysKept` counts who still had it 7 and 30 days
+    /// later (none 90 days on yet), overall and by platform; `byOpening` tells a downgrade from
+    /// a first episode.
+    @Test func alwaysKeptAndOpenings() async throws {
+        let daemon = try DaemonProcess(configuration: "")
+        try daemon.start()
+        func ago(_ days: Double) -> String { RFC3339.format(Date().addingTimeInterval(-days * 86_400)) }
+        try daemon.report("kept", #"{"location":"always","platform":"iOS 18","observedAt":"\#(ago(40))"}"#)
+        try daemon.report("lost", #"{"location":"always","platform":"iOS 18","observedAt":"\#(ago(40))"}"#)
+        try daemon.report("lost", #"{"location":"whileInUse","observedAt":"\#(ago(38))"}"#)
+        try daemon.report("new", #"{"location":"whileInUse","platform":"Android 14"}"#)
+        let posted = Date()
+        let since = RFC3339.format(Date().addingTimeInterval(-60 * 86_400))
+        let path = "/v1/stats?since=\(since)"
+        // The histories are read in the background: until a reading after the reports.
+        var stats: JSONObject = [:]
+        try await waitUntil(
+            "a reading of the histories after the reports", within: .seconds(60), every: .milliseconds(200)
+        ) {
+            guard let answer = try? Self.object(try daemon.client.send("GET", path)),
+                case .object(let kept)? = answer["alwaysKept"], case .string(let at)? = kept["computedAt"],
+                let computedAt = RFC3339.parse(at), computedAt > posted
+            else { return false }
+            stats = answer
+            return true
+        }
+        guard case .object(let kept)? = stats["alwaysKept"], case .object(let week)? = kept["7"],
+            case .object(let month)? = kept["30"], case .object(let quarter)? = kept["90"],
+            case .object(let byPlatform)? = kept["byPlatform"], case .object(let openings)? = stats["byOpening"]
+        else { throw POSIXError(.EPROTO) }
+        #expect(week["users"] == .int(2) && week["kept"] == .int(1))
+        #expect(month["users"] == .int(2) && month["kept"] == .int(1))
+        #expect(quarter["users"] == .int(0) && quarter["rate"] == .null)
+        #expect(byPlatform.keys == ["ios"])
+        guard case .object(let downgrade)? = openings["downgrade"], case .object(let first)? = openings["first"] else {
+            throw POSIXError(.EPROTO)
+        }
+        #expect(downgrade["episodes"] == .int(1) && first["episodes"] == .int(1))
+        #expect(daemon.stop() == 0)
+    }
 }

@@ -93,6 +93,10 @@ struct QueryCommandTests {
         #expect(table.contains("default         1  0 (0.0%)   0 (—)  0 (—)  0 (—)     0 (—)     0 (—)"))
         #expect(table.contains("ios              1  0 (0.0%)   0 (—)  0 (—)  0 (—)     0 (—)     0 (—)"))
         #expect(table.contains("default         1         0  0.0%  0.0%–79.3%             0         0     —  —"))
+        // The outcomes view splits the episodes by how they opened.
+        let outcomes = Self.lines(try Remindctl.run(["stats"], socket: daemon.socketPath).standardOutput)
+        #expect(outcomes.contains("OPENING  EPISODES  RESOLVED  RATE  95% CI"))
+        #expect(outcomes.contains("first           1         0  0.0%  0.0%–79.3%"))
     }
 
     /// `explain ID` prints the policy's reasons, numbered, in the API's order.

@@ -60,6 +60,7 @@ function view(stats) {
         ...allocationView(stats.allocation),
         ...sendTimeView(stats),
         ...funnelView(stats),
+        ...keptView(stats),
         h('h2', { text: 'By reason' }),
         reasons.length
             ? table(null, ['Reason', 'Episodes', 'Resolved', 'Rate'],
@@ -113,6 +114,43 @@ function funnelView(stats) {
                 [1, 2, 3, 5, 6, 7])
             : h('p', { text: 'No asks in this window.' }),
     ];
+}
+
+const horizons = ['7', '30', '90'];
+
+/** Whether fixes last: episodes by how they opened, and the share of gains of Always still
+ * held 7, 30 and 90 days on, overall and by platform. */
+function keptView(stats) {
+    const parts = [];
+    const openings = stats.byOpening && typeof stats.byOpening === 'object' ? Object.entries(stats.byOpening) : [];
+    if (openings.length) {
+        parts.push(h('h2', { text: 'Always kept' }),
+            h('h3', { text: 'Episodes by how they opened' }),
+            table(null, ['Opening', 'Episodes', 'Resolved', 'Rate', '95 % interval'],
+                openings.map(([name, r]) => [h('code', { text: name }),
+                    field(`byOpening.${name}.episodes`, count(r.episodes)), field(`byOpening.${name}.resolved`, count(r.resolved)),
+                    field(`byOpening.${name}.rate`, r.rate == null ? '—' : percent(r.rate), r.rate),
+                    ci({ resolutionRateCI95: r.rateCI95 }) || '—']), [1, 2, 3]));
+    }
+    const kept = stats.alwaysKept;
+    if (!kept || typeof kept !== 'object') {
+        parts.push(h('p', { class: 'muted', text: 'Always kept: the histories have not been read yet.' }));
+        return parts;
+    }
+    const row = (label, path, k) => [label, ...horizons.flatMap((n) => {
+        const share = k?.[n] ?? {};
+        return [field(`${path}${n}.users`, count(share.users)),
+            field(`${path}${n}.rate`, share.rate == null ? '—' : percent(share.rate), share.rate),
+            ci({ resolutionRateCI95: share.rateCI95 }) || '—'];
+    })];
+    const headers = ['', ...horizons.flatMap((n) => [`Gained, ${n} d on`, 'Kept', '95 % interval'])];
+    parts.push(
+        h('h3', { text: 'Gains of Always still held later' }),
+        h('p', { class: 'muted' }, 'Read from every history at ', field('alwaysKept.computedAt', date(kept.computedAt)), '.'),
+        table(null, headers, [row('all', 'alwaysKept.', kept),
+            ...Object.entries(kept.byPlatform ?? {}).map(([name, k]) => row(name, `alwaysKept.byPlatform.${name}.`, k))],
+        [1, 2, 4, 5, 7, 8]));
+    return parts;
 }
 
 function capitalized(text) {
