@@ -20,8 +20,9 @@ Environment (all optional):
   W8_PROFILE=1     W8's PostgreSQL loads pg_stat_statements and logs the costliest statements
   W1c: bulk reports, W1C_CONNS=8 clients in batches of W1C_BATCH=1000 on files and PostgreSQL, and
        `remindctl import` of W1C_IMPORT=1000000 new users (W=1c)
-  W9: adaptive allocation and send time on 100,000 simulated users over 90 days (remind-simulation;
-      W9_USERS, W9_DAYS; the SVG goes to Benchmarks/W9-learning.svg)
+  W9: adaptive allocation, send time and asks in the app on 100,000 simulated users over 90 days,
+      simulated again without asks for the in-app uplift (remind-simulation; W9_USERS, W9_DAYS; the
+      SVG goes to Benchmarks/W9-learning.svg, the funnel per day to Benchmarks/W9-funnel.md)
   W10: the console's first load in headless Chromium, /v1/status p99 under 10 refreshing consoles
   CONSOLE_PYTHON  the python with selenium for W10 (bench.sh passes the console tests' virtualenv)
   KEEP=1           keep the temp directory (for debugging)
@@ -725,9 +726,10 @@ def w9():
     days = int(ENV.get("W9_DAYS", "90"))
     svg = os.path.join(HERE, "W9-learning.svg")
     table = os.path.join(HERE, "W9-days.md")
+    funnel = os.path.join(HERE, "W9-funnel.md")
     output = subprocess.run(
         [os.path.join(BIN, "remind-simulation"), "--users", str(users), "--days", str(days), "--svg", svg,
-         "--table", table], capture_output=True, text=True, timeout=3600)
+         "--table", table, "--funnel", funnel], capture_output=True, text=True, timeout=3600)
     if output.returncode != 0:
         raise RuntimeError(f"remind-simulation failed: {output.stderr.strip()[-2000:]}")
     row = json.loads(output.stdout.strip().splitlines()[-1])
@@ -741,6 +743,16 @@ def w9():
     low, high = row["sendTimeUpliftCI95"] or (0, 0)
     add("W9 send-time uplift (active − due), 95 % CI", "pts",
         f"{row['sendTimeUplift'] * 100:+.1f} ({low * 100:+.1f} … {high * 100:+.1f})", "—", "—", None, "—", None)
+    if "inAppUplift" in row:
+        low, high = row["inAppUpliftCI95"]
+        add("W9 in-app asks: resolution with / without, uplift (95 % CI)", "pts",
+            f"{row['inAppResolution'] * 100:.1f} / {row['withoutInAppResolution'] * 100:.1f}, "
+            f"{row['inAppUplift'] * 100:+.1f} ({low * 100:+.1f} … {high * 100:+.1f})", "—", "—", None, "> 0",
+            low > 0)
+        steps = row["funnel"]
+        add("W9 funnel (episodes → reminded → opened → asked → shown → accepted → resolved)", "episodes",
+            " → ".join(str(steps[s]) for s in ("episodes", "reminded", "opened", "asked", "shown", "accepted",
+                                               "resolved")), "—", "—", None, "—", None)
 
 
 def w10():

@@ -9,6 +9,9 @@ struct EventQueue {
         case wake
         /// The report with Always access that resolves the episode.
         case resolve
+        /// The user opens the reminder: the app reports (and gets an ask), then what the user
+        /// did with it.
+        case appOpen
     }
 
     struct Event {

@@ -94,6 +94,51 @@ struct Report {
         return (d, low...high)
     }
 
+    /// The episodes of each day along the funnel: each step's count and its share of the step
+    /// before.
+    static func funnelTable(_ simulation: Simulation) -> String {
+        var lines = [
+            "| day | " + FunnelAggregate.steps.joined(separator: " | ") + " |",
+            "|---:|" + String(repeating: "---:|", count: FunnelAggregate.steps.count),
+        ]
+        var total = FunnelAggregate()
+        func row(_ label: String, _ funnel: FunnelAggregate) -> String {
+            let cells = funnel.reached.indices.map { step -> String in
+                guard step > 0 else { return "\(funnel.reached[0])" }
+                let previous = funnel.reached[step - 1]
+                let share = previous > 0 ? Double(funnel.reached[step]) / Double(previous) * 100 : 0
+                return String(format: "%d (%.0f %%)", funnel.reached[step], share)
+            }
+            return "| \(label) | " + cells.joined(separator: " | ") + " |"
+        }
+        for (day, figures) in simulation.days.enumerated() {
+            total.merge(figures.funnel)
+            lines.append(row("\(day + 1)", figures.funnel))
+        }
+        lines.append(row("all", total))
+        return lines.joined(separator: "\n")
+    }
+
+    /// The resolution of non-holdout episodes with asks in the app against the same population
+    /// without them (`control`), with Newcombe's interval.
+    static func inAppUplift(
+        _ simulation: Simulation, control: Simulation
+    ) -> (
+        value: Double, interval: ClosedRange<Double>, rates: (Double, Double)
+    )? {
+        func sums(_ run: Simulation) -> (Int, Int) {
+            run.days.reduce((0, 0)) { ($0.0 + $1.remindableResolved, $0.1 + $1.remindable) }
+        }
+        let (with, without) = (sums(simulation), sums(control))
+        guard let difference = difference(successes: (with.0, without.0), trials: (with.1, without.1)) else {
+            return nil
+        }
+        return (
+            difference.value, difference.interval,
+            (Double(with.0) / Double(max(1, with.1)), Double(without.0) / Double(max(1, without.1)))
+        )
+    }
+
     func table() -> String {
         var lines = [
             "| day | to best | regret | even split's | ratio | holdout | send-time uplift (95 % CI) |",
@@ -118,7 +163,7 @@ struct Report {
         return lines.joined(separator: "\n")
     }
 
-    func json(seconds: Double, simulation: Simulation) -> String {
+    func json(seconds: Double, simulation: Simulation, control: Simulation? = nil) -> String {
         var writer = JSONWriter(reservingCapacity: 512)
         writer.beginObject()
         writer.member("users", simulation.settings.users)
@@ -136,6 +181,22 @@ struct Report {
         writer.key("sendTimeUpliftCI95")
         writer.value(upliftCI.map { .array([.double($0.lowerBound), .double($0.upperBound)]) } ?? .null)
         writer.member("firstLearnedDay", simulation.firstLearnedDay.map { $0 + 1 })
+        var funnel = FunnelAggregate()
+        for day in simulation.days { funnel.merge(day.funnel) }
+        writer.key("funnel")
+        writer.beginObject()
+        for (index, step) in FunnelAggregate.steps.enumerated() { writer.member(step, funnel.reached[index]) }
+        writer.endObject()
+        if let control, let uplift = Self.inAppUplift(simulation, control: control) {
+            writer.key("inAppResolution")
+            writer.double(uplift.rates.0)
+            writer.key("withoutInAppResolution")
+            writer.double(uplift.rates.1)
+            writer.key("inAppUplift")
+            writer.double(uplift.value)
+            writer.key("inAppUpliftCI95")
+            writer.value(.array([.double(uplift.interval.lowerBound), .double(uplift.interval.upperBound)]))
+        }
         writer.key("seconds")
         writer.double(seconds)
         writer.member("met", goals.allSatisfy(\.met))

@@ -23,6 +23,15 @@ struct Simulation {
         var sendTimeHoldoutPercent = 20.0
         var adaptive = Allocation.Adaptive(
             reweightSeconds: 43_200, horizonSeconds: 7 * 86_400, minEpisodes: 200, minWeight: 0.05)
+        /// Asks in the app (`inApp`); off for the comparison run.
+        var inApp = true
+        /// Hidden: the chance a reminded user opens the reminder (the app reports, and shows an
+        /// ask when the answer carries one), that an ask is shown, and that it is accepted.
+        var openChance = 0.4
+        var shownChance = 0.8
+        var acceptChance = 0.5
+        /// Hidden: the extra chance that a user who accepted an ask fixes the setting.
+        var acceptedResolution = 0.3
     }
 
     struct Day {
@@ -38,6 +47,11 @@ struct Simulation {
         var armResolved = [0, 0]
         /// The weights in force at the day's end.
         var weights: [String: Double] = [:]
+        /// The episodes that opened this day along the funnel (`FunnelAggregate.steps`).
+        var funnel = FunnelAggregate()
+        /// Non-holdout episodes that opened this day, and how many were resolved.
+        var remindable = 0
+        var remindableResolved = 0
     }
 
     let settings: Settings
@@ -66,11 +80,15 @@ struct Simulation {
                 variants: settings.resolution.keys.filter { $0 != Experiment.defaultGroup }.sorted().map {
                     Experiment.Variant(name: $0, copy: copy)
                 },
-                allocation: .adaptive(settings.adaptive)))
+                allocation: .adaptive(settings.adaptive)),
+            inApp: InAppConfiguration(enabled: settings.inApp))
     }
 
     mutating func run() {
         var generator = SeededGenerator(seed: settings.seed)
+        // The app's side draws from a stream of its own, so that a run without asks makes every
+        // other draw as the run with them does: the same population, reminded alike.
+        var appGenerator = SeededGenerator(seed: settings.seed &+ 1)
         let population = Population(count: settings.users, start: start, days: settings.days, generator: &generator)
         var queue = EventQueue()
         for (index, user) in population.users.enumerated() {
@@ -195,7 +213,33 @@ struct Simulation {
                     days[Int(openDay[index])].armEpisodes[arm] += 1
                 }
                 if generator.unit() < chance { queue.add(event.time + resolveAfter, user: index, .resolve) }
+                if settings.inApp, !fired.heldOut, appGenerator.unit() < settings.openChance {
+                    queue.add(event.time + appGenerator.unit() * 3_600, user: index, .appOpen)
+                }
+            case .appOpen:
+                guard let reminder = records[index]?.openEpisode?.deliveries.last?.id else { continue }
+                // The app reports on launch; the answer may carry an ask.
+                let ask = apply(index, .whileInUse, at: event.time).ask
+                var reported = [
+                    EngagementEvent(kind: .reminderOpened, id: reminder, at: Date(timeIntervalSince1970: event.time))
+                ]
+                var accepted = false
+                if let ask, appGenerator.unit() < settings.shownChance {
+                    let at = Date(timeIntervalSince1970: event.time + 5)
+                    reported.append(EngagementEvent(kind: .askShown, id: ask.id, at: at))
+                    accepted = appGenerator.unit() < settings.acceptChance
+                    reported.append(EngagementEvent(kind: accepted ? .askAccepted : .askDismissed, id: ask.id, at: at))
+                }
+                if var record = records[index] {
+                    _ = try? policy.applyEvents(reported, to: &record)
+                    records[index] = record
+                }
+                if accepted, appGenerator.unit() < settings.acceptedResolution {
+                    queue.add(event.time + 60 + appGenerator.unit() * 600, user: index, .resolve)
+                }
             case .resolve:
+                // Resolved already (by the reminder's chance and the ask's both).
+                guard records[index]?.openEpisode != nil else { continue }
                 let episode = records[index]?.openEpisode
                 let outcome = apply(index, .always, at: event.time)
                 for closed in outcome.outcomes { outcomes.add(closed) }
@@ -203,6 +247,17 @@ struct Simulation {
                 if let episode, episode.group != Experiment.holdoutGroup, openDay[index] >= 0 {
                     days[Int(openDay[index])].armResolved[episode.sendTime == .active ? 1 : 0] += 1
                 }
+            }
+        }
+        // Each user's one episode along the funnel, by the day it opened.
+        for (index, record) in records.enumerated() {
+            guard let record, let episode = record.episodes.first, openDay[index] >= 0 else { continue }
+            let day = Int(openDay[index])
+            let resolved = episode.closedAt != nil
+            days[day].funnel.add(episode.funnelMarks, resolved: resolved)
+            if episode.group != Experiment.holdoutGroup {
+                days[day].remindable += 1
+                if resolved { days[day].remindableResolved += 1 }
             }
         }
         var last = weightsInForce
