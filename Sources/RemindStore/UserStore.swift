@@ -17,6 +17,10 @@ import RemindCore
 /// - **Failure changes nothing.** When a write fails (disk full, database down) the method
 ///   throws and the state in memory and on disk is as before: the change is not applied, the
 ///   users `fireDue` took stay due.
+/// - **A refused change stores nothing.** An outcome with a `refusal` (an engagement event
+///   naming what the user never got) is not persisted: the record, its events and outcomes
+///   stay as before, and the next change of the user (in a batch too) sees the record as it
+///   was. `update` returns the outcome; `storeReport` and `recordEvents` throw its refusal.
 /// - **The function runs inside the transaction.** `update` calls `change` exactly once, with
 ///   the user's current record (nil for an unknown user, or one whose stored state was
 ///   unreadable and is quarantined) and the store's current policy, and persists what it
