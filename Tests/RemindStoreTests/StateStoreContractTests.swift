@@ -107,6 +107,45 @@ struct StateStoreContractTests {
         await opened.store.close()
     }
 
+    /// A change refused for an engagement event naming what the user never got stores nothing,
+    /// alone or in a batch (where the user's next change sees the record as it was); a good
+    /// event is stored once, and a second report of it changes nothing.
+    @Test(arguments: StoreBackend.allCases)
+    func aRefusedChangeStoresNothing(_ backend: StoreBackend) async throws {
+        let opened = try backend.open(policy: policy, now: start)
+        let store = opened.store
+        let user = Fixtures.userID("a")
+        _ = try await report(store, "a", .whileInUse, at: 0)
+        _ = try await store.fireDue(now: start.addingTimeInterval(120))
+        let before = try #require(try await store.record(user))
+        let reminder = try #require(before.openEpisode?.deliveries.first?.id)
+        let bogus = EngagementEvent(kind: .reminderOpened, id: "\(user)/1/9", at: start)
+        await #expect(throws: ValidationError.self) { try await store.recordEvents([bogus], for: user) }
+        #expect(try await store.record(user) == before)
+        await #expect(throws: ValidationError.self) {
+            try await store.recordEvents([bogus], for: Fixtures.userID("nobody"))
+        }
+        #expect(try await store.record(Fixtures.userID("nobody")) == nil)
+
+        var refused = PermissionReport(location: .always, observedAt: start.addingTimeInterval(200))
+        refused.events = [bogus]
+        var good = PermissionReport(location: .whileInUse, observedAt: start.addingTimeInterval(210))
+        good.events = [EngagementEvent(kind: .reminderOpened, id: reminder, at: start.addingTimeInterval(150))]
+        let results = try await store.storeReports(
+            [(refused, user), (good, user)], receivedAt: start.addingTimeInterval(220))
+        guard case .failure(let error as ValidationError) = results[0], case .success(let stored) = results[1] else {
+            Issue.record("the first refused, the second stored: \(results)")
+            return
+        }
+        #expect(error.field == "events[0].id" && error.status == 422)
+        // The refused report closed nothing; the good one counts the open once.
+        #expect(stored.outcome.record.reportCount == before.reportCount + 1)
+        #expect(stored.outcome.record.openEpisode?.openedCount == 1)
+        #expect(try await store.recordEvents(good.events, for: user) == 0)
+        #expect(try await store.record(user)?.reportCount == before.reportCount + 1)
+        await opened.store.close()
+    }
+
     /// A delete runs its `forget` exactly once on the user's current record and persists the
     /// episode it closed: the stats count it forgotten, and the returned outcome is the one
     /// stored. An unknown user runs nothing.
