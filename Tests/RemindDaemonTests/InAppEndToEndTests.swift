@@ -199,4 +199,25 @@ struct InAppEndToEndTests {
         #expect(downgrade["episodes"] == .int(1) && first["episodes"] == .int(1))
         #expect(daemon.stop() == 0)
     }
+
+    /// A bulk line is answered as a single report is: with its ask, each user's own; a line
+    /// whose events name what its user never got is refused alone (422) and stores nothing.
+    @Test func bulkLinesCarryTheirAsks() throws {
+        let daemon = try DaemonProcess(configuration: Self.configuration)
+        try daemon.start()
+        let body =
+            #"{"userID":"bulk-1","location":"whileInUse","platform":"Android 14"}"# + "\n"
+            + #"{"userID":"bulk-2","location":"always"}"# + "\n"
+            + #"{"userID":"bulk-3","location":"whileInUse","events":[{"type":"askShown","id":"bulk-3/1/a1"}]}"# + "\n"
+        let reply = try daemon.client.send(
+            "POST", "/v1/reports", body: Array(body.utf8), headers: ["Content-Type": "application/x-ndjson"])
+        #expect(reply.status == 200)
+        let lines = reply.text.split(separator: "\n").map { String($0) }
+        try #require(lines.count == 3)
+        #expect(lines[0].contains(#""ask":{"id":"bulk-1/"#) && lines[0].contains(#""button":"Open Settings"}"#))
+        #expect(lines[1].hasSuffix(#","ask":null}"#))
+        #expect(lines[2].contains(#""status":422"#) && lines[2].contains(#""field":"events[0].id""#))
+        #expect(try daemon.client.send("GET", "/v1/users/bulk-3").status == 404)
+        #expect(daemon.stop() == 0)
+    }
 }
