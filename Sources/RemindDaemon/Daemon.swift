@@ -105,7 +105,6 @@ public enum Daemon {
             SchedulerService(
                 runtime: runtime, clock: clock, maximumSleep: tuning.schedulerMaximumSleep, watchdogInterval: watchdog))
         services.append(LearningService(runtime: runtime, clock: clock))
-        services.append(AlwaysKeptService(runtime: runtime, clock: clock))
         services.append(ReloadService(runtime: runtime))
         services += try Listeners.make(configuration: configuration, runtime: runtime)
         services.append(StoppingNotice(runtime: runtime))

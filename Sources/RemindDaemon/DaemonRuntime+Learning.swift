@@ -112,6 +112,31 @@ extension DaemonRuntime {
         return clock.now - started
     }
 
+    /// Starts a reading of the histories for "Always kept" in the background unless one runs
+    /// or the last one ended less than a hundred times its own length ago (at least 5 s, at
+    /// most an hour): asked for by `/v1/stats`, so a daemon nobody asks reads nothing, and one
+    /// asked often spends about 1 % of a core on it (an hour apart for a million users).
+    func readAlwaysKeptIfStale() {
+        let now = ContinuousClock.now
+        let start = alwaysKeptReading.withLock { state -> Bool in
+            guard !state.running, state.nextAt.map({ now >= $0 }) ?? true else { return false }
+            state.running = true
+            return true
+        }
+        guard start else { return }
+        Task {
+            var rest = Duration.seconds(5)
+            do {
+                let took = try await refreshAlwaysKept()
+                rest = min(.seconds(3_600), max(.seconds(5), took * 100))
+            } catch {
+                // The store is unavailable for now (PostgreSQL down): the next request tries again.
+                logger.debug("reading the histories for Always kept: \(error)")
+            }
+            alwaysKeptReading.withLock { $0 = (false, ContinuousClock.now + rest) }
+        }
+    }
+
     /// "Always kept" for `[since, until)` from the last reading; nil before the first.
     func alwaysKeptReport(since: Date, until: Date) -> AlwaysKeptReport? {
         alwaysKept.withLock { $0?.report(since: since, until: until) }

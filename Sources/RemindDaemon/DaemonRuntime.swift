@@ -53,6 +53,8 @@ public final class DaemonRuntime: Sendable {
     let firstLearning = Mutex<Task<Void, Never>?>(nil)
     /// The last reading of every user's history for "Always kept" (`refreshAlwaysKept`).
     let alwaysKept = Mutex<AlwaysKeptTally?>(nil)
+    /// When the next reading may start (`readAlwaysKeptIfStale`), and whether one runs.
+    let alwaysKeptReading = Mutex<(running: Bool, nextAt: ContinuousClock.Instant?)>((false, nil))
     /// When `remindd_funnel_total` was last brought up to the store's funnel (`refreshFunnelMetric`).
     let funnelRefreshedAt = Mutex<Date?>(nil)
     private let counters = Mutex(Counters())

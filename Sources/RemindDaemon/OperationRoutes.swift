@@ -142,6 +142,7 @@ struct OperationRoutes {
         var report = await runtime.store.stats(since: since, until: until)
         report.allocation = runtime.allocationReport()
         report.alwaysKept = runtime.alwaysKeptReport(since: since, until: until)
+        runtime.readAlwaysKeptIfStale()
         return HTTPResponses.json(report.jsonBytes)
     }
 }
