@@ -92,6 +92,34 @@ struct PostgresEndToEndTests {
 
     /// SIGKILL of one instance while it delivers: the other delivers everything; an event seen
     /// twice is one the dead instance had claimed, under the same id.
+    /// Asks and events on two instances of one database: the interval holds across them, an
+    /// event counts once whichever instance gets it, and both show the same funnel.
+    @Test func asksAndEventsAcrossInstances() throws {
+        let server = try PostgresServer.shared()
+        let url = server.url(database: try server.createDatabase())
+        let configuration = #""inApp":{"enabled":true,"minIntervalSeconds":3600},"# + Self.storage(url)
+        let (a, b) = (try DaemonProcess(configuration: configuration), try DaemonProcess(configuration: configuration))
+        try a.start()
+        try b.start()
+        let first = try a.post("shared", #"{"location":"whileInUse"}"#)
+        guard case .object(let answer) = try JSONParser.parse(first.body), case .object(let ask)? = answer["ask"],
+            case .string(let askID)? = ask["id"]
+        else { throw ReportRefused(description: first.text) }
+        // The other instance sees the ask given: within the interval, no second one.
+        #expect(try b.post("shared", #"{"location":"whileInUse"}"#).text.hasSuffix(#","ask":null}"#))
+        let events = Array(#"{"events":[{"type":"askShown","id":"\#(askID)"}]}"#.utf8)
+        #expect(try b.client.send("POST", "/v1/users/shared/events", body: events).text == #"{"accepted":1}"#)
+        #expect(try a.client.send("POST", "/v1/users/shared/events", body: events).text == #"{"accepted":0}"#)
+        for daemon in [a, b] {
+            let status = try daemon.get("/v1/users/shared")
+            #expect(status.contains(#""asks":1,"asksShown":1,"asksAccepted":0"#))
+            let stats = try daemon.get("/v1/stats")
+            #expect(stats.contains(#""resolvedAfterAsk":{"default":{"accepted":{"episodes":0,"#))
+            #expect(stats.contains(#""notAccepted":{"episodes":1,"resolved":0"#))
+        }
+        #expect(a.stop() == 0 && b.stop() == 0)
+    }
+
     @Test func killedInstanceLosesNothing() async throws {
         let (a, b, configuration) = try Self.twoInstances(delay: 10)
         // A's sink of the same name is slow (each delivery takes 0.2 s), so that it holds a
