@@ -111,28 +111,13 @@ extension PostgresStateStore {
         let (owner, lease) = (options.instance, Double(options.leaseSeconds))
         let lowered = state.withLock { $0.cursorLowered[sink] ?? 0 }
         do {
-            let events = try await transaction(timeout: within) { connection in
-                let rows = try await connection.query(
-                    """
-                    UPDATE remindd_outbox o SET lease_owner = \(owner),
-                        lease_until = now() + make_interval(secs => \(lease))
-                    WHERE o.seq = ANY(ARRAY(
-                        SELECT c.seq FROM remindd_outbox c
-                        WHERE c.sink = \(sink) AND c.seq > \(after)
-                          AND (c.lease_until IS NULL OR c.lease_until < now())
-                          AND NOT EXISTS (
-                            SELECT 1 FROM remindd_outbox p
-                            WHERE p.sink = c.sink AND p.user_id = c.user_id AND p.seq < c.seq)
-                        ORDER BY c.seq LIMIT \(limit) FOR UPDATE SKIP LOCKED))
-                      AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-                    RETURNING o.seq, o.event
-                    """, logger: self.logger)
-                var claimed: [(Int64, OutboxEvent)] = []
-                for try await (seq, body) in rows.decode((Int64, String).self) {
-                    claimed.append((seq, try OutboxEvent(bytes: Array(body.utf8))))
-                }
-                return claimed
-            }
+            // In a task of its own, which a stopping dispatcher's cancellation does not reach: a
+            // claim cancelled after the server committed it left its rows leased by nobody
+            // here until their leases ran out. Claimed and held, they are given back at stop.
+            let events = try await Task { () throws -> [(Int64, OutboxEvent)] in
+                try await self.claim(
+                    sink: sink, limit: limit, after: after, owner: owner, lease: lease, within: within)
+            }.value
             state.withLock { state in
                 // Not past a row that became claimable while this claim ran: it may have
                 // passed over it.
@@ -149,6 +134,34 @@ extension PostgresStateStore {
                 logger.warning("claiming events for \(sink): \(error)")
             }
             return []
+        }
+    }
+
+    /// The claim's statement: leases and returns the rows, with their sequence numbers.
+    private func claim(
+        sink: String, limit: Int, after: Int64, owner: String, lease: Double, within: Duration?
+    ) async throws -> [(Int64, OutboxEvent)] {
+        try await transaction(timeout: within) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE remindd_outbox o SET lease_owner = \(owner),
+                    lease_until = now() + make_interval(secs => \(lease))
+                WHERE o.seq = ANY(ARRAY(
+                    SELECT c.seq FROM remindd_outbox c
+                    WHERE c.sink = \(sink) AND c.seq > \(after)
+                      AND (c.lease_until IS NULL OR c.lease_until < now())
+                      AND NOT EXISTS (
+                        SELECT 1 FROM remindd_outbox p
+                        WHERE p.sink = c.sink AND p.user_id = c.user_id AND p.seq < c.seq)
+                    ORDER BY c.seq LIMIT \(limit) FOR UPDATE SKIP LOCKED))
+                  AND set_config('synchronous_commit', 'off', true) IS NOT NULL
+                RETURNING o.seq, o.event
+                """, logger: self.logger)
+            var claimed: [(Int64, OutboxEvent)] = []
+            for try await (seq, body) in rows.decode((Int64, String).self) {
+                claimed.append((seq, try OutboxEvent(bytes: Array(body.utf8))))
+            }
+            return claimed
         }
     }
 

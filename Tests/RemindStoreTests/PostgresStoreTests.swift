@@ -306,6 +306,25 @@ struct PostgresStoreTests {
         await b.close()
     }
 
+    /// Claims cut short by the cancellation a stopping dispatcher gets leave nothing leased by
+    /// nobody: whatever the server leased is held here and given back (by a release, or at
+    /// close), never left to wait out its lease.
+    @Test func cancelledClaimsLeaveNothingLeased() async throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase()
+        let store = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        _ = try await store.record(Fixtures.userID("nobody"))
+        try Self.insertEvents(2_000, into: database, on: server)
+        for round in 0..<300 {
+            let claim = Task { await store.claimEvents(for: "file", limit: 1 + round % 4) }
+            for _ in 0..<(round % 9) { await Task.yield() }
+            claim.cancel()
+            for event in await claim.value { await store.release(event.id, sink: "file") }
+        }
+        await store.close()
+        #expect(try server.psql(database, "SELECT count(*) FROM remindd_outbox WHERE lease_owner IS NOT NULL") == "0\n")
+    }
+
     /// `count` claimable events `e-1`… of users `u-1`…, straight into the outbox.
     static func insertEvents(_ count: Int, into database: String, on server: PostgresServer) throws {
         try server.psql(
