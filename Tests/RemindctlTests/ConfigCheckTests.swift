@@ -99,4 +99,21 @@ struct ConfigCheckTests {
             #expect(result.standardError.hasPrefix("remindctl: \(path): services.driving.requires[0]: "))
         }
     }
+
+    /// In-app copy on an unknown platform, an unknown copy key in a platform's set, and an
+    /// `inApp` value out of range are refused with exit 78 and the key path.
+    @Test func badInAppCopyExits78() throws {
+        let cases = [
+            (#"{"notification":{"platforms":{"windows":{"inAppTitle":"x"}}}}"#, "notification.platforms.windows"),
+            (#"{"notification":{"platforms":{"ios":{"inAppTitel":"x"}}}}"#, "notification.platforms.ios.inAppTitel"),
+            (#"{"inApp":{"maxPerEpisode":0}}"#, "inApp.maxPerEpisode"),
+        ]
+        for (contents, field) in cases {
+            try Self.withFile(contents) { path in
+                let result = try Remindctl.run(["config", "check", path])
+                #expect(result.status == 78)
+                #expect(result.standardError.hasPrefix("remindctl: \(path): \(field): "), "\(result.standardError)")
+            }
+        }
+    }
 }
