@@ -43,10 +43,14 @@ struct PackedSchedules: Sendable {
         /// The device's locale: 0 none, `overflowedLocale` for one kept in `overflow`, else its
         /// number in `locales`. (In what was padding: the row stays 72 bytes.)
         var locale: UInt16 = 0
-        /// The user's most active hour: 0 none, else 1 + the hour; and the reports it rests on
-        /// (at most 64 after halving). The last two bytes of padding: still 72.
+        /// Bits 0–4: the user's most active hour, 0 none, else 1 + the hour; bits 5–7: the push
+        /// address (`pushBits`). Then the reports the hour rests on (at most 64 after halving).
+        /// The last two bytes of padding: still 72.
         var activeHour: UInt8 = 0
         var activityReports: UInt8 = 0
+
+        /// The most active hour's number (0 none, else 1 + the hour).
+        var hour: Int { Int(activeHour & 0x1F) }
     }
 
     private var rows: [Row] = []
@@ -95,7 +99,7 @@ struct PackedSchedules: Sendable {
         set {
             guard let newValue else {
                 if let row = rowOf.removeValue(forKey: userID) {
-                    activeHours[Int(rows[Int(row)].activeHour)] -= 1
+                    activeHours[rows[Int(row)].hour] -= 1
                     freeRows.append(row)
                     if !overflow.isEmpty { overflow[userID] = nil }
                     // Drop the ID's storage (a long ID is on the heap).
@@ -118,15 +122,15 @@ struct PackedSchedules: Sendable {
         let previous = Self.counted(rows[Int(row)])
         var packed = packed
         packed.wake = rows[Int(row)].wake
-        activeHours[Int(rows[Int(row)].activeHour)] -= 1
-        activeHours[Int(packed.activeHour)] += 1
+        activeHours[rows[Int(row)].hour] -= 1
+        activeHours[packed.hour] += 1
         rows[Int(row)] = packed
         return previous
     }
 
     /// A row for a user not in the table: a freed one, else a new one.
     private mutating func insert(_ packed: Row, for userID: UserID) {
-        activeHours[Int(packed.activeHour)] += 1
+        activeHours[packed.hour] += 1
         if let row = freeRows.popLast() {
             rows[Int(row)] = packed
             rowOf[userID] = row
@@ -238,7 +242,7 @@ struct PackedSchedules: Sendable {
             group: schedule.episodeGroup.map { groups.number($0) ?? Self.overflowedGroup } ?? 0,
             reason: schedule.episodeReason.map(Self.reasonNumber) ?? 0, marks: schedule.funnelMarks.rawValue,
             locale: schedule.locale.map { locales.number($0) ?? Self.overflowedLocale } ?? 0,
-            activeHour: schedule.activeHour.map { UInt8(clamping: $0 + 1) } ?? 0,
+            activeHour: (schedule.activeHour.map { UInt8(clamping: $0 + 1) } ?? 0) | Self.pushBits(schedule.push),
             activityReports: UInt8(clamping: schedule.activityReports))
         keepOverflow(of: row, locale: schedule.locale, group: schedule.episodeGroup)
         return row
@@ -260,17 +264,19 @@ struct PackedSchedules: Sendable {
         lastDeliveredAt: Double, lastReportAt: Double, lastHeartbeatAt: Double,
         group: Slice<UnsafeBufferPointer<UInt8>>?, reason: PermissionErrorType?,
         locale: Slice<UnsafeBufferPointer<UInt8>>?, activeHour: UInt8 = 0, activityReports: UInt8 = 0,
-        platform: ReportedPlatform? = nil, marks: FunnelMarks = [], opening: Episode.Opening? = nil
+        platform: ReportedPlatform? = nil, marks: FunnelMarks = [], opening: Episode.Opening? = nil,
+        push: PushReach? = nil
     ) {
         let row = Row(
             userID: userID, episodeStartedAt: episodeStartedAt, lastDeliveredAt: lastDeliveredAt,
             lastReportAt: lastReportAt, lastHeartbeatAt: lastHeartbeatAt, deliveredCount: deliveredCount,
             zone: zone.map { Self.checkedZone(zones.number(utf8: $0)) } ?? 0, errors: errors, conditions: conditions,
-            flags: (deliverable ? 1 : 0) | (suppressed ? 2 : 0) | Self.platformBits(platform) | Self.openingBits(opening),
+            flags: (deliverable ? 1 : 0) | (suppressed ? 2 : 0) | Self.platformBits(platform)
+                | Self.openingBits(opening),
             group: group.map { groups.number(utf8: $0) ?? Self.overflowedGroup } ?? 0,
             reason: reason.map(Self.reasonNumber) ?? 0, marks: marks.rawValue,
             locale: locale.map { locales.number(utf8: $0) ?? Self.overflowedLocale } ?? 0,
-            activeHour: activeHour, activityReports: activityReports)
+            activeHour: activeHour | Self.pushBits(push), activityReports: activityReports)
         keepOverflow(
             of: row, locale: locale.map { String(decoding: $0, as: UTF8.self) },
             group: group.map { String(decoding: $0, as: UTF8.self) })
@@ -284,6 +290,17 @@ struct PackedSchedules: Sendable {
     private static func platform(_ flags: UInt8) -> ReportedPlatform? {
         let number = Int(flags >> 3 & 3)
         return number == 0 ? nil : ReportedPlatform.allCases[number - 1]
+    }
+
+    /// Bit 5: a push address; bit 6: its service is FCM (else APNs); bit 7: it is unreachable.
+    private static func pushBits(_ push: PushReach?) -> UInt8 {
+        guard let push else { return 0 }
+        return 1 << 5 | (push.service == .fcm ? 1 << 6 : 0) | (push.isReachable ? 0 : 1 << 7)
+    }
+
+    private static func push(_ bits: UInt8) -> PushReach? {
+        guard bits & 1 << 5 != 0 else { return nil }
+        return PushReach(service: bits & 1 << 6 != 0 ? .fcm : .apns, isReachable: bits & 1 << 7 == 0)
     }
 
     private static func openingBits(_ opening: Episode.Opening?) -> UInt8 {
@@ -323,9 +340,10 @@ struct PackedSchedules: Sendable {
             episodeGroup: group(row),
             episodeReason: row.reason == 0 ? nil : PermissionErrorType.allCases[Int(row.reason) - 1],
             locale: locale(row),
-            activeHour: row.activeHour == 0 ? nil : Int(row.activeHour) - 1,
+            activeHour: row.hour == 0 ? nil : row.hour - 1,
             activityReports: Int(row.activityReports), platform: Self.platform(row.flags),
-            funnelMarks: FunnelMarks(rawValue: row.marks), episodeOpening: Self.opening(row.flags))
+            funnelMarks: FunnelMarks(rawValue: row.marks), episodeOpening: Self.opening(row.flags),
+            push: Self.push(row.activeHour))
     }
 
     private func group(_ row: Row) -> String? {

@@ -17,7 +17,7 @@ import RemindCore
 /// Tab-separated lines, because they parse several times faster than JSON objects:
 ///
 ///     remindd-snapshot	6	<first log segment to replay>
-///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>	<episode group|->	<episode reason|->	<locale|->	<active hour|->	<activity reports>	<platform|->	<funnel marks>	<opening|->
+///     U	<id>	<errors>	<deliverable 0|1>	<zone|->	<episode start ms|->	<delivered>	<last delivery ms|->	<suppressed 0|1>	<last report ms>	<heartbeat ms|->	<conditions>	<episode group|->	<episode reason|->	<locale|->	<active hour|->	<activity reports>	<platform|->	<funnel marks>	<opening|->	<push apns|fcm, ! when unreachable|->
 ///     E	<sink,sink>	<event JSON>
 ///     X	<dead letter JSON>
 ///     END	<lines>	<checksum of every byte before this line>
@@ -27,7 +27,7 @@ import RemindCore
 /// bit sets `PermissionErrorSet` and `ServiceConditions` in decimal. Formats 1 and 2 kept a
 /// reason instead and no conditions, format 3 no episode group, format 4 no locale, format 5
 /// no activity (the send time's active hour and the reports behind it), format 6 no platform,
-/// funnel marks and opening: their user
+/// funnel marks, opening and push address: their user
 /// lines are not read (`schedulesOutdated`), and
 /// start-up reads the user files once instead. The files are replaced whole, so a
 /// file that fails either check is damaged, not half-written: start-up quarantines it and says
@@ -82,6 +82,9 @@ struct Snapshot {
             append(schedule.platform?.rawValue ?? "-")
             append("\t\(schedule.funnelMarks.rawValue)\t")
             append(schedule.episodeOpening?.rawValue ?? "-")
+            append("\t")
+            // The push address as `apns`/`fcm`, with `!` when unreachable; never the token.
+            append(schedule.push.map { $0.service.rawValue + ($0.isReachable ? "" : "!") } ?? "-")
             append("\n")
         }
         end(schedules.count)
@@ -196,7 +199,7 @@ struct Snapshot {
         }
         fields.append(start..<line.upperBound)
         let malformed = SnapshotDamage("a user line is malformed")
-        guard fields.count == 20 else { throw malformed }
+        guard fields.count == 21 else { throw malformed }
         func field(_ index: Int) -> Slice<UnsafeBufferPointer<UInt8>> { buffer[fields[index]] }
         func optional(_ index: Int) -> Slice<UnsafeBufferPointer<UInt8>>? {
             let value = field(index)
@@ -250,6 +253,15 @@ struct Snapshot {
             platform = known
         }
         guard let marks = small(18).flatMap(UInt8.init(exactly:)) else { throw malformed }
+        var push: PushReach?
+        if var name = optional(20) {
+            let unreachable = name.last == UInt8(ascii: "!")
+            if unreachable { name = name.dropLast() }
+            guard let service = PushService.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name) }) else {
+                throw malformed
+            }
+            push = PushReach(service: service, isReachable: !unreachable)
+        }
         var opening: Episode.Opening?
         if let name = optional(19) {
             guard let known = Episode.Opening.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name) }) else {
@@ -269,7 +281,7 @@ struct Snapshot {
             deliveredCount: delivered, lastDeliveredAt: lastDelivery, lastReportAt: lastReport,
             lastHeartbeatAt: heartbeat, group: optional(12), reason: reason, locale: optional(14),
             activeHour: activeHour, activityReports: activityReports, platform: platform,
-            marks: FunnelMarks(rawValue: marks), opening: opening)
+            marks: FunnelMarks(rawValue: marks), opening: opening, push: push)
     }
 
     init(

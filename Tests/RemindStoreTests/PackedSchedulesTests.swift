@@ -16,6 +16,32 @@ struct PackedSchedulesTests {
             lastHeartbeatAt: nil)
     }
 
+    /// The push address's service and reachability share a byte with the active hour: each
+    /// comes back as stored, and the users counted by hour are counted by the hour alone.
+    @Test func pushStateAndActiveHourShareTheirByte() throws {
+        var table = PackedSchedules()
+        let reaches: [PushReach?] = [
+            nil, PushReach(service: .apns, isReachable: true), PushReach(service: .fcm, isReachable: false),
+            PushReach(service: .apns, isReachable: false), PushReach(service: .fcm, isReachable: true),
+        ]
+        var expected = [Int](repeating: 0, count: 24)
+        for (index, push) in reaches.enumerated() {
+            var row = try schedule("p-\(index)", zone: nil, started: nil, errors: [])
+            row.push = push
+            row.activeHour = index == 0 ? nil : 23 - index
+            row.activityReports = 5
+            if let hour = row.activeHour { expected[hour] += 1 }
+            table[row.userID] = row
+            #expect(table[row.userID] == row)
+        }
+        #expect(table.usersByActiveHour() == expected)
+        var dead = try #require(table[try UserID("p-1")])
+        dead.push?.isReachable = false
+        table[dead.userID] = dead
+        #expect(table[dead.userID]?.push == PushReach(service: .apns, isReachable: false))
+        #expect(table.usersByActiveHour() == expected)
+    }
+
     @Test func schedulesComeBackExactlyAndRowsAreReused() throws {
         var table = PackedSchedules()
         let started = Date(timeIntervalSince1970: 1_794_736_800.987_654_321)

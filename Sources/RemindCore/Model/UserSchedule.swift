@@ -37,6 +37,9 @@ public struct UserSchedule: Sendable, Equatable {
     /// from the schedule alone are picked by (`CopySet.platforms`), and what `/v1/stats`
     /// splits open episodes by.
     public var platform: ReportedPlatform?
+    /// The push address's service and whether it is reachable (never the token): what decides
+    /// whether a push sink can deliver the user's reminder (docs/fallback.md). Nil for none.
+    public var push: PushReach?
     /// The open episode's funnel steps so far (`FunnelMarks`) and how it opened, for `/v1/stats`.
     public var funnelMarks: FunnelMarks
     public var episodeOpening: Episode.Opening?
@@ -47,8 +50,9 @@ public struct UserSchedule: Sendable, Equatable {
         lastDeliveredAt: Date?, isSuppressed: Bool, lastReportAt: Date, lastHeartbeatAt: Date?,
         episodeGroup: String? = nil, episodeReason: PermissionErrorType? = nil, locale: String? = nil,
         activeHour: Int? = nil, activityReports: Int = 0, platform: ReportedPlatform? = nil,
-        funnelMarks: FunnelMarks = [], episodeOpening: Episode.Opening? = nil
+        funnelMarks: FunnelMarks = [], episodeOpening: Episode.Opening? = nil, push: PushReach? = nil
     ) {
+        self.push = push
         self.episodeOpening = episodeOpening
         self.platform = platform
         self.funnelMarks = funnelMarks
@@ -93,6 +97,19 @@ extension UserRecord {
             activeHour: activity.mostActiveHour,
             activityReports: activity.total,
             platform: ReportedPlatform(reported: platform),
-            funnelMarks: open?.funnelMarks ?? [], episodeOpening: open?.opening)
+            funnelMarks: open?.funnelMarks ?? [], episodeOpening: open?.opening,
+            push: device.push.map { PushReach(service: $0.service, isReachable: $0.isReachable) })
+    }
+}
+
+/// What the schedule keeps of a push address: its service and whether the service still
+/// accepts it.
+public struct PushReach: Sendable, Equatable {
+    public var service: PushService
+    public var isReachable: Bool
+
+    public init(service: PushService, isReachable: Bool) {
+        self.service = service
+        self.isReachable = isReachable
     }
 }
