@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which channel a due reminder takes (docs/fallback.md): the push sinks, or the sinks of role
+/// Which channel a due reminder takes: the push sinks, or the sinks of role
 /// `fallback` when no push sink can deliver it.
 public enum ReminderChannel: String, Sendable, CaseIterable {
     case push

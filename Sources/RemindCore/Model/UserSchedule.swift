@@ -38,7 +38,7 @@ public struct UserSchedule: Sendable, Equatable {
     /// splits open episodes by.
     public var platform: ReportedPlatform?
     /// The push address's service and whether it is reachable (never the token): what decides
-    /// whether a push sink can deliver the user's reminder (docs/fallback.md). Nil for none.
+    /// whether a push sink can deliver the user's reminder. Nil for none.
     public var push: PushReach?
     /// The open episode's funnel steps so far (`FunnelMarks`) and how it opened, for `/v1/stats`.
     public var funnelMarks: FunnelMarks
