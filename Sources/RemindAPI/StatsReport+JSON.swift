@@ -149,60 +149,6 @@ extension StatsReport {
         return writer.bytes
     }
 
-    /// One funnel: each step's count, and from the second on its rate of the step before with
-    /// its Wilson interval.
-    private static func write(_ named: NamedFunnel, to writer: inout JSONWriter) {
-        writer.key(named.name)
-        writer.beginObject()
-        for (index, step) in FunnelAggregate.steps.enumerated() {
-            writer.key(step)
-            writer.beginObject()
-            let count = named.sum.reached[index]
-            writer.member("count", count)
-            if index > 0 {
-                let previous = named.sum.reached[index - 1]
-                writer.key("rate")
-                writer.value(previous > 0 ? rounded(Double(count) / Double(previous)) : .null)
-                writer.key("rateCI95")
-                writer.value(interval(successes: count, trials: previous))
-            }
-            writer.endObject()
-        }
-        writer.endObject()
-    }
-
-    /// `"7":{"users","kept","rate","rateCI95"}` per horizon.
-    private static func write(_ horizons: [AlwaysKeptReport.Horizon], to writer: inout JSONWriter) {
-        for horizon in horizons {
-            writer.key(String(horizon.days))
-            writer.beginObject()
-            writer.member("users", horizon.users)
-            writer.member("kept", horizon.kept)
-            writer.key("rate")
-            writer.value(horizon.rate.map(rounded) ?? .null)
-            writer.key("rateCI95")
-            writer.value(interval(successes: horizon.kept, trials: horizon.users))
-            writer.endObject()
-        }
-    }
-
-    private static func writeRate(_ name: String, episodes: Int, resolved: Int, to writer: inout JSONWriter) {
-        writer.key(name)
-        writer.beginObject()
-        writer.member("episodes", episodes)
-        writer.member("resolved", resolved)
-        writer.key("rate")
-        writer.value(episodes > 0 ? rounded(Double(resolved) / Double(episodes)) : .null)
-        writer.key("rateCI95")
-        writer.value(interval(successes: resolved, trials: episodes))
-        writer.endObject()
-    }
-
-    private static func interval(successes: Int, trials: Int) -> JSONValue {
-        wilson(successes: successes, trials: trials).map { .array([rounded($0.lowerBound), rounded($0.upperBound)]) }
-            ?? .null
-    }
-
     private static func write(_ allocation: Allocation, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("type", allocation.type)
@@ -230,7 +176,7 @@ extension StatsReport {
     }
 
     /// Rates to 4 decimal places: more would only show noise.
-    private static func rounded(_ value: Double) -> JSONValue { .double((value * 10_000).rounded() / 10_000) }
+    static func rounded(_ value: Double) -> JSONValue { .double((value * 10_000).rounded() / 10_000) }
 
     /// Reads the daemon's answer (the client's side).
     public init(json: JSONValue) throws(ValidationError) {
@@ -314,7 +260,9 @@ extension StatsReport {
             funnel = Funnel(byGroup: byGroup, byReason: list("byReason"), byPlatform: list("byPlatform"))
             if case .object(let openings)? = reader.optionalValue("byOpening") {
                 funnel.byOpening = openings.members.map { name, value in
-                    guard case .object(let fields) = value else { return NamedFunnel(name: name, sum: FunnelAggregate()) }
+                    guard case .object(let fields) = value else {
+                        return NamedFunnel(name: name, sum: FunnelAggregate())
+                    }
                     let episodes = fields["episodes"]?.number.map { Int($0) } ?? 0
                     let resolved = fields["resolved"]?.number.map { Int($0) } ?? 0
                     var stored = [Int](repeating: 0, count: FunnelAggregate.steps.count + 5)
@@ -323,7 +271,8 @@ extension StatsReport {
                 }
             }
         }
-        if case .object(let object)? = reader.optionalValue("alwaysKept"), case .string(let text)? = object["computedAt"],
+        if case .object(let object)? = reader.optionalValue("alwaysKept"),
+            case .string(let text)? = object["computedAt"],
             let computedAt = RFC3339.parse(text)
         {
             func horizons(_ fields: JSONObject) -> [AlwaysKeptReport.Horizon] {
@@ -356,29 +305,8 @@ extension StatsReport {
     }
 }
 
-extension StatsReport {
-    /// A funnel read back from its steps' counts (and its `resolvedAfterAsk` entry); an empty
-    /// one when they do not make one.
-    fileprivate static func funnel(_ value: JSONValue, resolvedAfterAsk: JSONValue?) -> FunnelAggregate {
-        guard case .object(let steps) = value else { return FunnelAggregate() }
-        let reached = FunnelAggregate.steps.map { step -> Int in
-            guard case .object(let fields)? = steps[step] else { return 0 }
-            return fields["count"]?.number.map { Int($0) } ?? 0
-        }
-        var afterAsk = [0, 0, 0, 0]
-        if case .object(let after)? = resolvedAfterAsk {
-            for (offset, name) in ["accepted", "notAccepted"].enumerated() {
-                guard case .object(let fields)? = after[name] else { continue }
-                afterAsk[offset * 2] = fields["episodes"]?.number.map { Int($0) } ?? 0
-                afterAsk[offset * 2 + 1] = fields["resolved"]?.number.map { Int($0) } ?? 0
-            }
-        }
-        return FunnelAggregate(stored: reached + afterAsk) ?? FunnelAggregate()
-    }
-}
-
 extension JSONValue {
-    fileprivate var number: Double? {
+    var number: Double? {
         switch self {
         case .int(let value): Double(value)
         case .double(let value): value
