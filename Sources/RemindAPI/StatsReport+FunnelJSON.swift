@@ -74,6 +74,8 @@ extension StatsReport {
                 afterAsk[offset * 2 + 1] = fields["resolved"]?.number.map { Int($0) } ?? 0
             }
         }
-        return FunnelAggregate(stored: reached + afterAsk) ?? FunnelAggregate()
+        // The funnel on the wire has no total of resolved episodes (`byOpening` has): the ordered
+        // funnel's last step is the most that can be said of it.
+        return FunnelAggregate(stored: reached + afterAsk + [reached[reached.count - 1]]) ?? FunnelAggregate()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RemindAPI
 import RemindCore
 import RemindTesting
 import Testing
@@ -18,10 +19,25 @@ struct FunnelTests {
         #expect(sum.reached == [3, 2, 1, 1, 1, 1, 1])
         #expect((sum.accepted, sum.acceptedResolved, sum.notAccepted, sum.notAcceptedResolved) == (1, 1, 1, 1))
         #expect(FunnelAggregate(stored: sum.stored) == sum)
-        #expect(FunnelAggregate(stored: [1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0]) == nil)
+        #expect(FunnelAggregate(stored: [1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]) == nil)
         var merged = sum
         merged.merge(sum)
         #expect(merged.reached == sum.reached.map { $0 * 2 })
+    }
+
+    /// `/v1/stats`'s funnel reads back (what `remindctl stats --funnel` prints) with every step,
+    /// the last one too.
+    @Test func theFunnelReadsBackFromItsJSON() throws {
+        var sum = FunnelAggregate()
+        sum.add([.reminded, .opened, .asked, .shown, .accepted], resolved: true)
+        sum.add([.reminded, .asked], resolved: false)
+        var report = StatsReport(
+            since: Fixtures.date("2026-11-01T00:00:00Z"), until: Fixtures.date("2026-12-01T00:00:00Z"), groups: [],
+            byReason: [], upliftVsHoldout: [])
+        report.funnel = StatsReport.Funnel(byGroup: [StatsReport.NamedFunnel(name: "default", sum: sum)])
+        let read = try StatsReport(json: try JSONParser.parse(report.jsonBytes))
+        let funnel = try #require(read.funnel.byGroup.first?.sum)
+        #expect(funnel.reached == sum.reached && funnel.accepted == 1 && funnel.notAccepted == 1)
     }
 
     /// An outcome line keeps what the funnel needs; the fast reader and the generic one agree,
@@ -112,11 +128,13 @@ struct AlwaysKeptTests {
         #expect(report.byPlatform.map(\.name) == ["android", "ios"])
         #expect(report.byPlatform[1].horizons.map(\.users) == [3, 3, 2])
         // A window of days: only d's second gain lies in days 15–25.
-        let window = tally.report(since: start.addingTimeInterval(15 * 86_400), until: start.addingTimeInterval(25 * 86_400))
+        let window = tally.report(
+            since: start.addingTimeInterval(15 * 86_400), until: start.addingTimeInterval(25 * 86_400))
         #expect(window.overall.map(\.users) == [1, 1, 0] && window.overall.map(\.kept) == [1, 1, 0])
         // A history cut short has lost its first report: its oldest entry is no gain.
         var cut = AlwaysKeptTally(computedAt: start.addingTimeInterval(100 * 86_400))
         cut.add(record("e", platform: nil, [(0, .always), (10, .whileInUse)]), historyMaxEntries: 2)
-        #expect(cut.report(since: start, until: start.addingTimeInterval(200 * 86_400)).overall.map(\.users) == [0, 0, 0])
+        #expect(
+            cut.report(since: start, until: start.addingTimeInterval(200 * 86_400)).overall.map(\.users) == [0, 0, 0])
     }
 }

@@ -19,11 +19,9 @@ public struct FunnelAggregate: Sendable, Equatable {
 
     public init() {}
 
-    /// Made again from its stored parts (`reached`, the four counts and `resolved`; a sum stored
-    /// before `resolved` was kept has 11 and counts it 0); nil when they cannot be one sum's.
+    /// Made again from its stored parts (`reached`, the four counts and `resolved`); nil when
+    /// they cannot be one sum's.
     public init?(stored: [Int]) {
-        var stored = stored
-        if stored.count == Self.steps.count + 4 { stored.append(0) }
         guard stored.count == Self.steps.count + 5, stored.allSatisfy({ $0 >= 0 }),
             (1..<Self.steps.count).allSatisfy({ stored[$0] <= stored[$0 - 1] })
         else { return nil }
