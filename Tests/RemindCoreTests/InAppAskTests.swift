@@ -284,6 +284,12 @@ struct InAppCopyTests {
         #expect(CopyPlatform(reported: "Android 14") == .android && CopyPlatform(reported: "iOS 18.1") == .ios)
         #expect(CopyPlatform(reported: "IOS") == .ios && CopyPlatform(reported: "iPadOS 18") == nil)
         #expect(CopyPlatform(reported: nil) == nil && CopyPlatform(reported: "") == nil)
+        // The statistics' platform reads the same word, from a string or an outcome line's bytes.
+        for text in ["Android 14", " iOS 18", "ios", "HarmonyOS 4", "   "] {
+            #expect(ReportedPlatform(reported: text) == ReportedPlatform(utf8: ArraySlice(text.utf8)), "\(text)")
+            #expect(ReportedPlatform(reported: text)?.copyPlatform == CopyPlatform(reported: text), "\(text)")
+        }
+        #expect(ReportedPlatform(reported: "") == nil && ReportedPlatform(reported: nil) == nil)
     }
 
     /// A reminder fired from the schedule alone is worded for the user's platform.

@@ -57,18 +57,15 @@ public enum ReportedPlatform: String, Sendable, CaseIterable {
 
     /// The platform of a reported string; nil for none.
     public init?(reported: String?) {
-        guard let reported, !reported.isEmpty else { return nil }
-        switch CopyPlatform(reported: reported) {
-        case .ios: self = .ios
-        case .android: self = .android
-        case nil: self = .other
-        }
+        guard let reported else { return nil }
+        self.init(utf8: ArraySlice(reported.utf8))
     }
 
-    /// The same from the string's UTF-8 bytes (an outcome line's), without making a `String`.
+    /// The same from the string's UTF-8 bytes (an outcome line's), without making a `String`:
+    /// the first word as `CopyPlatform(reported:)` takes it (leading spaces skipped).
     public init?(utf8 bytes: ArraySlice<UInt8>) {
         guard !bytes.isEmpty else { return nil }
-        let word = bytes.prefix { $0 != UInt8(ascii: " ") }
+        let word = bytes.drop { $0 == UInt8(ascii: " ") }.prefix { $0 != UInt8(ascii: " ") }
         if word.caseInsensitiveEquals(Self.ios.rawValue.utf8) {
             self = .ios
         } else if word.caseInsensitiveEquals(Self.android.rawValue.utf8) {
