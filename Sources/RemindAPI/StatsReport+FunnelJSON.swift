@@ -1,6 +1,6 @@
 import RemindCore
 
-/// The funnel's, `resolvedAfterAsk`'s, `byOpening`'s and `alwaysKept`'s parts of `GET /v1/stats`
+/// The funnel's, `resolvedAfterAsk`'s, `byOpening`'s, `byChannel`'s and `alwaysKept`'s parts of `GET /v1/stats`
 /// on the wire (docs/outcomes.md "The funnel", "Always kept"), written and read back beside the
 /// rest in `StatsReport+JSON.swift`.
 extension StatsReport {
@@ -51,6 +51,35 @@ extension StatsReport {
         writer.key("rateCI95")
         writer.value(interval(successes: resolved, trials: episodes))
         writer.endObject()
+    }
+
+    /// `{<name>:{"episodes","resolved","resolutionRate","resolutionRateCI95"}}`: `bySendTime`
+    /// and `byChannel`.
+    static func write(_ resolutions: [NamedResolution], to writer: inout JSONWriter) {
+        writer.beginObject()
+        for resolution in resolutions {
+            writer.key(resolution.name)
+            writer.beginObject()
+            writer.member("episodes", resolution.episodes)
+            writer.member("resolved", resolution.resolved)
+            writer.key("resolutionRate")
+            writer.value(resolution.resolutionRate.map(rounded) ?? .null)
+            writer.key("resolutionRateCI95")
+            writer.value(interval(successes: resolution.resolved, trials: resolution.episodes))
+            writer.endObject()
+        }
+        writer.endObject()
+    }
+
+    /// What `write(_ resolutions:)` wrote, read back; empty when absent.
+    static func resolutions(_ value: JSONValue?) -> [NamedResolution] {
+        guard case .object(let object)? = value else { return [] }
+        return object.members.compactMap { name, value in
+            guard case .object(let fields) = value else { return nil }
+            return NamedResolution(
+                name: name, episodes: fields["episodes"]?.number.map { Int($0) } ?? 0,
+                resolved: fields["resolved"]?.number.map { Int($0) } ?? 0)
+        }
     }
 
     static func interval(successes: Int, trials: Int) -> JSONValue {

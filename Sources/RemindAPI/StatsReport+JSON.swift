@@ -15,6 +15,7 @@ import RemindCore
 ///                "groups":{"default":{"weight":0.6,"probabilityBest":0.93,"successes":120,"failures":300}}},
 ///  "bySendTime":{"due":{"episodes":…,"resolved":…,"resolutionRate":…,"resolutionRateCI95":[…]},"active":{…}},
 ///  "sendTimeUplift":0.02,
+///  "byChannel":{"push":{"episodes":…,"resolved":…,"resolutionRate":…,"resolutionRateCI95":[…]},"fallback":{…}},
 ///  "funnel":{"default":{"episodes":{"count":1200},"reminded":{"count":900,"rate":0.75,"rateCI95":[…]},…,
 ///            "resolved":{…}},"byReason":{<reason>:{…}},"byPlatform":{"ios":{…}}},
 ///  "resolvedAfterAsk":{"default":{"accepted":{"episodes","resolved","rate","rateCI95"},"notAccepted":{…}}}}
@@ -84,24 +85,12 @@ extension StatsReport {
         }
         if !bySendTime.isEmpty {
             writer.key("bySendTime")
-            writer.beginObject()
-            for arm in bySendTime {
-                writer.key(arm.arm)
-                writer.beginObject()
-                writer.member("episodes", arm.episodes)
-                writer.member("resolved", arm.resolved)
-                writer.key("resolutionRate")
-                writer.value(arm.resolutionRate.map(Self.rounded) ?? .null)
-                writer.key("resolutionRateCI95")
-                writer.value(
-                    arm.resolutionRateCI95.map { .array([Self.rounded($0.lowerBound), Self.rounded($0.upperBound)]) }
-                        ?? .null)
-                writer.endObject()
-            }
-            writer.endObject()
+            Self.write(bySendTime, to: &writer)
             writer.key("sendTimeUplift")
             writer.value(sendTimeUplift.map(Self.rounded) ?? .null)
         }
+        writer.key("byChannel")
+        Self.write(byChannel, to: &writer)
         writer.key("funnel")
         writer.beginObject()
         for named in funnel.byGroup { Self.write(named, to: &writer) }
@@ -294,14 +283,8 @@ extension StatsReport {
             }
             alwaysKept = AlwaysKeptReport(computedAt: computedAt, overall: horizons(object), byPlatform: platforms)
         }
-        if case .object(let object)? = reader.optionalValue("bySendTime") {
-            bySendTime = object.members.compactMap { name, value in
-                guard case .object(let fields) = value else { return nil }
-                return SendTimeArm(
-                    arm: name, episodes: fields["episodes"]?.number.map { Int($0) } ?? 0,
-                    resolved: fields["resolved"]?.number.map { Int($0) } ?? 0)
-            }
-        }
+        bySendTime = Self.resolutions(reader.optionalValue("bySendTime"))
+        byChannel = Self.resolutions(reader.optionalValue("byChannel"))
     }
 }
 

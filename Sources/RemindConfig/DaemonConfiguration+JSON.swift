@@ -21,6 +21,7 @@ extension DaemonConfiguration {
             "storage": storage.json,
             "console": console.json,
             "inApp": inApp.json,
+            "fallback": fallback.json,
         ])
     }
 }

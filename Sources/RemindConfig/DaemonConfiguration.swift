@@ -26,6 +26,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var console = ConsoleConfiguration()
     /// When answers to reports carry an ask (docs/in-app.md).
     public var inApp = InAppConfiguration()
+    /// When a silent app's reminders go to the fallback sinks (docs/fallback.md).
+    public var fallback = FallbackConfiguration()
 
     public init(
         notification: LocationNotificationConfiguration = .init(),
@@ -111,9 +113,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let section = try reader.strictObject("inApp") {
             inApp = try InAppConfiguration(object: section, path: "inApp")
         }
+        if let section = try reader.strictObject("fallback") {
+            fallback = try FallbackConfiguration(object: section)
+        }
         try reader.rejectUnknownKeys(
             context:
-                "(notification, stateDirectory, listen, schedule, heartbeat, history, sinks, services, experiment, storage, console, inApp)"
+                "(notification, stateDirectory, listen, schedule, heartbeat, history, sinks, services, experiment, storage, console, inApp, fallback)"
         )
     }
 
@@ -129,8 +134,20 @@ public struct DaemonConfiguration: Sendable, Equatable {
             historyMaxEntries: history.maxEntries,
             services: services,
             experiment: experiment,
-            inApp: inApp
+            inApp: inApp,
+            channels: channels
         )
+    }
+
+    /// The sinks' roles and push services, and `fallback`: where each reminder goes.
+    public var channels: ChannelConfiguration {
+        var pushSinks: [String: PushService] = [:]
+        for sink in sinks {
+            if let service = sink.pushService { pushSinks[sink.name] = service }
+        }
+        return ChannelConfiguration(
+            pushSinks: pushSinks, fallbackSinks: Set(sinks.filter { $0.role == .fallback }.map(\.name)),
+            silentAfterSeconds: fallback.silentAfterSeconds)
     }
 
     /// 1-based line and column of a byte offset, for people looking at the file in an editor.

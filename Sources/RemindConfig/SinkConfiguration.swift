@@ -11,10 +11,26 @@ public struct SinkConfiguration: Sendable, Equatable {
     public var kind: SinkKind
     public var retry: RetryPolicy
     public var rateLimit: RateLimit
+    /// `always` (every event) or `fallback` (only reminders no push sink can deliver,
+    /// docs/fallback.md). A push sink is always `always`.
+    public var role: SinkRole
 
     public var type: SinkType { kind.type }
 
-    public init(name: String, kind: SinkKind, retry: RetryPolicy = .default, rateLimit: RateLimit = .unlimited) {
+    /// The push service it serves; nil for a sink that is not a push sink.
+    public var pushService: PushService? {
+        switch type {
+        case .apns: .apns
+        case .fcm: .fcm
+        default: nil
+        }
+    }
+
+    public init(
+        name: String, kind: SinkKind, retry: RetryPolicy = .default, rateLimit: RateLimit = .unlimited,
+        role: SinkRole = .always
+    ) {
+        self.role = role
         self.name = name
         self.kind = kind
         self.retry = retry
@@ -30,6 +46,12 @@ public struct SinkConfiguration: Sendable, Equatable {
             throw ValidationError(field: reader.fieldPath("name"), reason: reason)
         }
         let kind = try SinkKind(type: type, reader: &reader)
+        let role = try reader.enumeration("role", SinkRole.self) ?? .always
+        if role == .fallback, type == .apns || type == .fcm {
+            throw ValidationError(
+                field: reader.fieldPath("role"),
+                reason: "a push sink cannot be a fallback: the fallback is for users push cannot reach")
+        }
         var retry = RetryPolicy.default
         if let object = try reader.strictObject("retry") {
             retry = try RetryPolicy(object: object, path: reader.fieldPath("retry"))
@@ -38,9 +60,10 @@ public struct SinkConfiguration: Sendable, Equatable {
         if let object = try reader.strictObject("rateLimit") {
             rateLimit = try RateLimit(object: object, path: reader.fieldPath("rateLimit"))
         }
-        let known = (["type", "name"] + SinkKind.keys(of: type) + ["retry", "rateLimit"]).joined(separator: ", ")
+        let known = (["type", "name", "role"] + SinkKind.keys(of: type) + ["retry", "rateLimit"]).joined(
+            separator: ", ")
         try reader.rejectUnknownKeys(context: "for a \(type.rawValue) sink (\(known))")
-        self.init(name: name ?? defaultName(type), kind: kind, retry: retry, rateLimit: rateLimit)
+        self.init(name: name ?? defaultName(type), kind: kind, retry: retry, rateLimit: rateLimit, role: role)
     }
 
     static func nameProblem(_ name: String) -> String? {
@@ -61,11 +84,12 @@ public struct SinkConfiguration: Sendable, Equatable {
         return nil
     }
 
-    /// The sink as the effective configuration shows it: `type` and `name` first, then the
+    /// The sink as the effective configuration shows it: `type`, `name` and `role` first, then the
     /// type's own keys, then `retry` and `rateLimit`, every default written out.
     public var json: JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             (key: "type", value: .string(type.rawValue)), (key: "name", value: .string(name)),
+            (key: "role", value: .string(role.rawValue)),
         ]
         members += kind.members
         members += [(key: "retry", value: retry.json), (key: "rateLimit", value: rateLimit.json)]

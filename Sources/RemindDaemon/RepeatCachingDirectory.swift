@@ -19,4 +19,9 @@ struct RepeatCachingDirectory: PushDirectory {
             try await store.markUnreachable(userID, token: token, reason: reason, at: date)
         }
     }
+
+    func reroute(_ reminder: SinkEvent.Reminder) async throws -> RerouteResult {
+        guard let repeats else { return try await store.reroute(reminder) }
+        return try await repeats.changing(reminder.userID) { try await store.reroute(reminder) }
+    }
 }

@@ -171,16 +171,17 @@ extension PostgresStateStore {
     /// A time for a float8 array: seconds since 1970, or -1 for none.
     static func epoch(_ date: Date?) -> Double { date?.timeIntervalSince1970 ?? -1 }
 
-    /// One row per event and configured sink; an event already there (a retried
-    /// transaction) is not added twice.
+    /// One row per event and each configured sink its audience names (by the policy's
+    /// channels); an event already there (a retried transaction) is not added twice.
     func enqueue(_ events: [OutboxEvent], on connection: PostgresConnection) async throws {
         guard !events.isEmpty, !options.sinks.isEmpty else { return }
+        let channels = policy.configuration.channels
         var ids: [String] = []
         var sinks: [String] = []
         var users: [String] = []
         var bodies: [String] = []
         for event in events {
-            for sink in options.sinks {
+            for sink in channels.sinks(for: event.audience, among: options.sinks) {
                 ids.append(event.id)
                 sinks.append(sink)
                 users.append(event.userID.rawValue)

@@ -18,6 +18,8 @@ public final class PushMetrics: Sendable {
         case skippedBudget = "skipped_budget"
         /// Refused for good (another 4xx): the event is dead-lettered.
         case failed
+        /// A reminder for an unreachable user, handed to the fallback sinks (docs/fallback.md).
+        case rerouted
     }
 
     private let counters: [Result: Counter]

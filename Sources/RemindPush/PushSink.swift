@@ -10,7 +10,9 @@ import RemindSinks
 /// dead is skipped (`unreachable`) until a report brings another, and a heartbeat over the
 /// user's background-push budget is skipped (`budget`). A dead-token answer marks the user
 /// unreachable (durably, before the event is given up) and dead-letters the event with the
-/// service's reason.
+/// service's reason. With a sink of role `fallback` configured (docs/fallback.md), a reminder
+/// for an unreachable user goes to the fallback sinks instead (`PushDirectory.reroute`,
+/// durable before this sink is done with it) and is skipped here (`fallback`).
 public struct PushSink: EventSink {
     public let name: String
     public let type: String
@@ -53,6 +55,7 @@ public struct PushSink: EventSink {
             return .skipped(reason: "no_token")
         }
         guard address.isReachable else {
+            if let skipped = try await rerouted(event) { return skipped }
             metrics.record(.unreachable)
             return .skipped(reason: "unreachable")
         }
@@ -81,8 +84,34 @@ public struct PushSink: EventSink {
                 metrics.record(.retried)
                 throw SinkError("\(type): \(reason), and storing that failed: \(error)")
             }
+            if let skipped = try await rerouted(event) { return skipped }
             metrics.record(.unreachable)
             throw SinkError(reason, retryable: false)
+        }
+    }
+
+    /// Hands a reminder for an unreachable user to the fallback sinks; nil when there are none
+    /// (the caller goes on as without them).
+    private func rerouted(_ event: SinkEvent) async throws(SinkError) -> SinkOutcome? {
+        guard case .reminder(let reminder) = event else { return nil }
+        let result: RerouteResult
+        do {
+            result = try await directory.reroute(reminder)
+        } catch {
+            metrics.record(.retried)
+            throw SinkError("cannot hand the reminder to the fallback sinks: \(error)")
+        }
+        switch result {
+        case .rerouted, .alreadyRerouted:
+            metrics.record(.rerouted)
+            return .skipped(reason: "fallback")
+        case .notPending:
+            return .skipped(reason: "unreachable")
+        case .addressChanged:
+            metrics.record(.retried)
+            throw SinkError("\(type): the user reported a new address; trying that one")
+        case .noFallback:
+            return nil
         }
     }
 }

@@ -17,7 +17,7 @@ extension FileStateStore {
             outcomes.reserveCapacity(changes.count)
             var lines: [[UInt8]] = []
             var encoded: [Int: [UInt8]] = [:]
-            var events: [OutboxEvent] = []
+            var events: [Outbox.Routed] = []
             var closed: [EpisodeOutcome] = []
             var refused = Set<Int>()
             for change in changes {
@@ -28,7 +28,7 @@ extension FileStateStore {
                     outcomes.append(outcome)
                     continue
                 }
-                let changeEvents = outcome.events.map(OutboxEvent.init)
+                let changeEvents = route(outcome.events.map(OutboxEvent.init))
                 if outcome.changed || before == nil {
                     let (line, json) = logLine(
                         &outcome.record, after: before, events: changeEvents, outcomes: outcome.outcomes)

@@ -16,7 +16,7 @@ extension FileStateStore {
             let current = try await load(userID)
             var outcome = change(current, policy)
             guard outcome.refusal == nil else { return StoredReport(outcome: outcome) }
-            let events = outcome.events.map(OutboxEvent.init)
+            let events = route(outcome.events.map(OutboxEvent.init))
             if outcome.changed || current == nil {
                 let (line, json) = logLine(
                     &outcome.record, after: current, events: events, outcomes: outcome.outcomes)

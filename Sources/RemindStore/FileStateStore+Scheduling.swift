@@ -65,9 +65,9 @@ extension FileStateStore {
                 }
             }
             let changes = decided.fired.map(\.change)
-            let events = decided.events
+            let events = route(decided.events)
             let suppressed = decided.suppressed
-            let lines = changes.isEmpty ? [] : [LogEntry.fired(changes, events: events.map { ($0, outbox.sinks) }).line]
+            let lines = changes.isEmpty ? [] : [LogEntry.fired(changes, events: events).line]
             try await logged(lines) {
                 // Written by the next checkpoint with the rest of the dirty records.
                 for record in records { install(record) }

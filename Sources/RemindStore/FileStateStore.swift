@@ -225,11 +225,18 @@ public actor FileStateStore: PartitionableStore {
         cache.evictIfNeeded { locks.isHeld($0) }
     }
 
+    /// The sinks each event goes to, by its audience and the policy's channels: decided once,
+    /// for the log line and the outbox alike.
+    func route(_ events: [OutboxEvent]) -> [Outbox.Routed] {
+        let channels = policy.configuration.channels
+        return events.map { ($0, channels.sinks(for: $0.audience, among: outbox.sinks)) }
+    }
+
     /// Puts events in the outbox (they are already durable in the log line that carried them)
     /// and wakes the sinks' dispatchers.
-    func enqueue(_ events: [OutboxEvent]) {
-        for event in events {
-            outbox.enqueue(event, sinks: outbox.sinks)
+    func enqueue(_ events: [Outbox.Routed]) {
+        for (event, sinks) in events {
+            outbox.enqueue(event, sinks: sinks)
         }
         if !events.isEmpty {
             for signal in outboxSignals.values { signal.signal() }
@@ -259,10 +266,10 @@ public actor FileStateStore: PartitionableStore {
     /// with a long history cost a line of kilobytes per change as a `put`. A record hardly
     /// larger than its delta is logged whole (`RecordDelta.isWorthwhile`).
     func logLine(
-        _ record: inout UserRecord, after base: UserRecord?, events: [OutboxEvent], outcomes: [EpisodeOutcome] = []
+        _ record: inout UserRecord, after base: UserRecord?, events: [Outbox.Routed],
+        outcomes: [EpisodeOutcome] = []
     ) -> (line: [UInt8], json: [UInt8]?) {
         record.revision = (base?.revision ?? record.revision) + 1
-        let events = events.map { ($0, outbox.sinks) }
         if let base {
             let delta = RecordDelta(from: base, to: record)
             if delta.isWorthwhile {

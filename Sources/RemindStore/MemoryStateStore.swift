@@ -181,7 +181,10 @@ public actor MemoryStateStore: PartitionableStore {
     private func install(_ record: UserRecord, events: [OutboxEvent]) {
         records[record.userID] = record
         if schedule.set(record.schedule) { scheduleChanged.signal() }
-        for event in events { outbox.enqueue(event, sinks: outbox.sinks) }
+        let channels = policy.configuration.channels
+        for event in events {
+            outbox.enqueue(event, sinks: channels.sinks(for: event.audience, among: outbox.sinks))
+        }
         if !events.isEmpty {
             for signal in outboxSignals.values { signal.signal() }
         }

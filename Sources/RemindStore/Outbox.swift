@@ -18,6 +18,9 @@ struct Outbox {
     private var queues: SinkQueues
     private var nextSequence: UInt64 = 0
 
+    /// An event with the sinks it goes to.
+    typealias Routed = (event: OutboxEvent, sinks: [String])
+
     init(sinks: [String]) {
         queues = SinkQueues(sinks: sinks)
     }
@@ -25,9 +28,18 @@ struct Outbox {
     var sinks: [String] { queues.names }
 
     /// Adds an event for `sinks` (those configured; others are ignored). An id already
-    /// pending is not added twice: replay and snapshot may both hold it.
+    /// pending is not added twice: replay and snapshot may both hold it. The one exception is
+    /// the same id with other bytes, a reminder a push sink could not deliver that now goes to
+    /// the fallback sinks (docs/fallback.md): it joins the pending entry, whose sinks get it as
+    /// it now reads. Replayed again it reads the same, and is not added twice either.
     mutating func enqueue(_ event: OutboxEvent, sinks: some Sequence<String>) {
-        guard entries[event.id] == nil else { return }
+        if var entry = entries[event.id] {
+            guard entry.event.bytes != event.bytes else { return }
+            entry.event = event
+            entries[event.id] = entry
+            for sink in sinks { requeue(event, sink: sink) }
+            return
+        }
         var slots: [String: SinkQueues.Slot] = [:]
         for sink in sinks { slots[sink] = queues.slot(sink) }
         guard !slots.isEmpty else { return }

@@ -77,6 +77,19 @@ extension UserStore {
         }
     }
 
+    /// Hands a reminder a push sink cannot deliver to the fallback sinks
+    /// (`ReminderPolicy.reroute` inside the store's transaction); returns once that is durable.
+    /// The `PushDirectory` requirement, the same for every backend.
+    public func reroute(_ reminder: SinkEvent.Reminder) async throws -> RerouteResult {
+        let result = Mutex(RerouteResult.notPending)
+        _ = try await update(reminder.userID) { record, policy in
+            let (outcome, decided) = policy.reroute(reminder, of: record)
+            result.withLock { $0 = decided }
+            return outcome
+        }
+        return result.withLock { $0 }
+    }
+
     /// Forgets a user at `date` (`ReminderPolicy.forget` inside the store's transaction);
     /// returns what was persisted, nil for an unknown user.
     @discardableResult

@@ -60,7 +60,9 @@ extension ConfigCommand {
                 terminal.raw(Array(configuration.json.serialized.utf8))
                 return
             }
-            let sinks = configuration.sinks.map { "\($0.name) (\($0.type.rawValue))" }.joined(separator: ", ")
+            let sinks = configuration.sinks.map {
+                "\($0.name) (\($0.type.rawValue)\($0.role == .fallback ? ", fallback" : ""))"
+            }.joined(separator: ", ")
             terminal.line("\(file): valid")
             var table = Table()
             if let databaseURL {
@@ -70,7 +72,21 @@ extension ConfigCommand {
             }
             table.append(["socket", configuration.listen.socket])
             table.append(["sinks", sinks])
+            if let fallback = Self.fallbackNote(configuration) { table.append(["fallback", fallback]) }
             table.print(terminal) { _, column, text in column == 0 ? terminal.style(text, .dim) : text }
+        }
+
+        /// What the fallback sinks will get (docs/fallback.md); nil without one. A fallback sink
+        /// without a push sink is valid (everyone falls back), and said so.
+        static func fallbackNote(_ configuration: DaemonConfiguration) -> String? {
+            let channels = configuration.channels
+            guard channels.hasFallback else { return nil }
+            if channels.pushSinks.isEmpty {
+                return "no push sink (apns, fcm) is configured: every reminder goes to the fallback sinks (noPushAddress)"
+            }
+            let silent = configuration.fallback.silentAfterSeconds.map { "an app silent for \($0) s" } ?? "never silence"
+            return
+                "reminders push cannot reach go to the fallback sinks: no push address, unreachable, notifications off, \(silent)"
         }
     }
 }

@@ -131,7 +131,7 @@ struct StatsCommand: ParsableCommand {
             var arms = Table(header: ["SEND TIME", "EPISODES", "RESOLVED", "RATE", "95% CI"], rightAligned: [1, 2, 3])
             for arm in report.bySendTime {
                 arms.append([
-                    arm.arm, "\(arm.episodes)", "\(arm.resolved)", arm.resolutionRate.map(Self.percent) ?? "—",
+                    arm.name, "\(arm.episodes)", "\(arm.resolved)", arm.resolutionRate.map(Self.percent) ?? "—",
                     arm.resolutionRateCI95.map { "\(Self.percent($0.lowerBound))–\(Self.percent($0.upperBound))" }
                         ?? "—",
                 ])

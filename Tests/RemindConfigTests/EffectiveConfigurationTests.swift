@@ -16,13 +16,14 @@ struct EffectiveConfigurationTests {
             + #""schedule":{"catchUpSpreadSeconds":0,"quietHours":null,"jitterSeconds":0,"#
             + #""maxRemindersPerEpisode":null},"#
             + #""heartbeat":{"intervalSeconds":null},"history":{"maxEntries":1000},"#
-            + #""sinks":[{"type":"journal","name":"journal","#
+            + #""sinks":[{"type":"journal","name":"journal","role":"always","#
             + #""retry":{"initialBackoffSeconds":1,"maxBackoffSeconds":3600,"maxAttempts":12},"#
             + #""rateLimit":{"ratePerSecond":null,"burst":null}}],"services":{},"#
             + #""experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[],"allocation":"fixed"},"#
             + #""storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10,"parts":1},"#
             + #""console":{"enabled":true},"#
-            + #""inApp":{"enabled":false,"maxPerEpisode":3,"minIntervalSeconds":86400,"afterSeconds":0}}"#
+            + #""inApp":{"enabled":false,"maxPerEpisode":3,"minIntervalSeconds":86400,"afterSeconds":0},"#
+            + #""fallback":{"silentAfterSeconds":2592000}}"#
         #expect(try parse("{}").json.serialized == expected)
     }
 
@@ -37,11 +38,11 @@ struct EffectiveConfigurationTests {
         let tail =
             #""retry":{"initialBackoffSeconds":1,"maxBackoffSeconds":3600,"maxAttempts":12},"#
             + #""rateLimit":{"ratePerSecond":null,"burst":null}}"#
-        #expect(sinks[0] == #"{"type":"file","name":"file","path":"/a","# + tail)
-        #expect(sinks[1] == #"{"type":"exec","name":"exec","command":["/bin/cat"],"timeoutSeconds":10,"# + tail)
+        #expect(sinks[0] == #"{"type":"file","name":"file","role":"always","path":"/a","# + tail)
+        #expect(sinks[1] == #"{"type":"exec","name":"exec","role":"always","command":["/bin/cat"],"timeoutSeconds":10,"# + tail)
         #expect(
             sinks[2]
-                == #"{"type":"webhook","name":"webhook","url":"https://example.com/h","secretFile":null,"#
+                == #"{"type":"webhook","name":"webhook","role":"always","url":"https://example.com/h","secretFile":null,"#
                 + #""timeoutSeconds":10,"headers":{},"maxConcurrency":4,"# + tail)
     }
 

@@ -66,7 +66,7 @@ struct PushSinkConfigurationTests {
         let apns = configuration.sinks[0].json.serialized
         #expect(
             apns
-                == #"{"type":"apns","name":"apns","keyFile":"/etc/remindd/AuthKey_ABC123DEFG.p8","keyID":"ABC123DEFG","teamID":"DEF123GHIJ","topic":"com.example.app","expirationSeconds":86400,"url":null,"caFile":null,"timeoutSeconds":10,"maxConcurrency":64,"settingsURL":"app-settings:","backgroundPushesPerHour":3,"retry":{"initialBackoffSeconds":1,"maxBackoffSeconds":3600,"maxAttempts":12},"rateLimit":{"ratePerSecond":null,"burst":null}}"#
+                == #"{"type":"apns","name":"apns","role":"always","keyFile":"/etc/remindd/AuthKey_ABC123DEFG.p8","keyID":"ABC123DEFG","teamID":"DEF123GHIJ","topic":"com.example.app","expirationSeconds":86400,"url":null,"caFile":null,"timeoutSeconds":10,"maxConcurrency":64,"settingsURL":"app-settings:","backgroundPushesPerHour":3,"retry":{"initialBackoffSeconds":1,"maxBackoffSeconds":3600,"maxAttempts":12},"rateLimit":{"ratePerSecond":null,"burst":null}}"#
         )
         #expect(configuration.sinks[1].json.serialized.contains(#""settingsURL":null"#))
     }

@@ -71,6 +71,6 @@ struct SinkConfigurationTests {
     @Test func unknownSinkKeyListsTheTypesKeys() {
         let error = refusal(#"{"sinks":[{"type":"file","path":"/a","url":"https://x"}]}"#)
         #expect(error?.field == "sinks[0].url")
-        #expect(error?.reason == "is not a known key for a file sink (type, name, path, retry, rateLimit)")
+        #expect(error?.reason == "is not a known key for a file sink (type, name, role, path, retry, rateLimit)")
     }
 }

@@ -53,7 +53,14 @@ struct FunnelTests {
         let bytes = outcome.jsonBytes
         #expect(try EpisodeOutcome(json: bytes) == outcome)
         let line = try #require(OutcomeLine(bytes[...]))
-        #expect(line.marks == outcome.marks && line.marks == [.reminded, .opened, .asked, .shown, .accepted])
+        // A line without channels is an older one: its reminders took push.
+        #expect(line.marks == outcome.marks && line.marks == [.reminded, .opened, .asked, .shown, .accepted, .pushed])
+        outcome.channels = [.fallback, .push]
+        let both = try #require(OutcomeLine(outcome.jsonBytes[...]))
+        #expect(both.marks == outcome.marks && both.marks.channels == [.fallback, .push])
+        #expect(try EpisodeOutcome(json: outcome.jsonBytes) == outcome)
+        outcome.channels = []
+        #expect(try #require(OutcomeLine(outcome.jsonBytes[...])).marks.channels.isEmpty)
         #expect(line.platform == .android)
         let old = Array(
             #"{"userID":"o","group":"holdout","reason":null,"startedAt":"2026-11-15T10:00:00Z","closedAt":"2026-11-15T11:00:00Z","outcome":"resolved","reminders":1,"platform":"iOS 17"}"#

@@ -7,7 +7,7 @@ import Testing
 /// The wire formats compared byte for byte with fixed examples.
 struct SinkEventTests {
     static let reminderFixture =
-        #"{"type":"reminder","id":"u-42/1794736800/1","userID":"u-42","title":"App is unable to record trips","body":"Please grant Always access for location.","reason":"locationNotAuthorizedAlways","errors":["locationNotAuthorizedAlways"],"sequence":1,"episodeStartedAt":"2026-11-15T10:00:00Z","dueAt":"2026-11-22T10:00:00Z","createdAt":"2026-11-22T10:00:00.012Z"}"#
+        #"{"type":"reminder","id":"u-42/1794736800/1","userID":"u-42","title":"App is unable to record trips","body":"Please grant Always access for location.","reason":"locationNotAuthorizedAlways","errors":["locationNotAuthorizedAlways"],"sequence":1,"episodeStartedAt":"2026-11-15T10:00:00Z","dueAt":"2026-11-22T10:00:00Z","channel":"push","because":null,"locale":null,"platform":null,"createdAt":"2026-11-22T10:00:00.012Z"}"#
     static let withdrawFixture =
         #"{"type":"withdraw","id":"u-42/1794736800/withdraw","userID":"u-42","reminderIDs":["u-42/1794736800/1"],"episodeStartedAt":"2026-11-15T10:00:00Z","createdAt":"2026-11-23T08:00:00.004Z"}"#
     static let heartbeatFixture =
@@ -46,7 +46,7 @@ struct SinkEventTests {
         let expected: [String: [String]] = [
             "reminder": [
                 "type", "id", "userID", "title", "body", "reason", "errors", "sequence", "episodeStartedAt", "dueAt",
-                "createdAt",
+                "channel", "because", "locale", "platform", "createdAt",
             ],
             "withdraw": ["type", "id", "userID", "reminderIDs", "episodeStartedAt", "createdAt"],
             "heartbeat": ["type", "id", "userID", "lastReportAt", "createdAt"],

@@ -73,7 +73,7 @@ struct LearningStoreTests {
         let recovered = try fixture.open(crashed, policy: policy)
         #expect(try await recovered.record(user)?.activity == record.activity)
         let stats = await recovered.stats(since: start.addingTimeInterval(-60), until: closedAt)
-        #expect(stats.bySendTime.map(\.arm) == ["due", "active"])
+        #expect(stats.bySendTime.map(\.name) == ["due", "active"])
         #expect(stats.bySendTime.last?.resolved == 1)
         await recovered.close()
         await store.close()

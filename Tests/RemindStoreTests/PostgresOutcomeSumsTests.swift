@@ -139,7 +139,7 @@ struct PostgresOutcomeSumsTests {
         #expect(try server.psql(database, "SELECT count(DISTINCT send_time) FROM remindd_outcome_days") == "2\n")
         await expectSameStats(store, reference)
         let arms = await store.stats(since: windows[0].0, until: windows[0].1).bySendTime
-        #expect(arms.map(\.arm) == ["due", "active"] && arms.allSatisfy { $0.episodes > 0 })
+        #expect(arms.map(\.name) == ["due", "active"] && arms.allSatisfy { $0.episodes > 0 })
         await store.close()
     }
 

@@ -26,6 +26,9 @@ public struct PolicyConfiguration: Sendable, Equatable {
     public var populationActiveHour: Int?
     /// When answers carry an ask (docs/in-app.md).
     public var inApp: InAppConfiguration
+    /// Which sinks are push sinks and which are fallbacks, and when a silent app falls back
+    /// (docs/fallback.md): the channel each reminder takes and where the outbox routes events.
+    public var channels: ChannelConfiguration
 
     public init(
         notification: LocationNotificationConfiguration = .init(),
@@ -39,9 +42,11 @@ public struct PolicyConfiguration: Sendable, Equatable {
         services: [ServiceDefinition] = [],
         experiment: Experiment = Experiment(),
         populationActiveHour: Int? = nil,
-        inApp: InAppConfiguration = InAppConfiguration()
+        inApp: InAppConfiguration = InAppConfiguration(),
+        channels: ChannelConfiguration = ChannelConfiguration()
     ) {
         self.inApp = inApp
+        self.channels = channels
         self.populationActiveHour = populationActiveHour
         self.experiment = experiment
         self.services = services

@@ -7,8 +7,14 @@ public struct OutboxEvent: Sendable, Equatable {
     public var userID: UserID
     public var kind: SinkEvent.Kind
     public var bytes: [UInt8]
+    /// The kinds of sink it goes to, which the store turns into sink names when it enqueues
+    /// it. Not kept: a stored event keeps the names (read back, this is `always`).
+    public var audience: SinkAudience
 
-    public init(id: String, userID: UserID, kind: SinkEvent.Kind, bytes: [UInt8]) {
+    public init(
+        id: String, userID: UserID, kind: SinkEvent.Kind, bytes: [UInt8], audience: SinkAudience = .always
+    ) {
+        self.audience = audience
         self.id = id
         self.userID = userID
         self.kind = kind
@@ -16,7 +22,8 @@ public struct OutboxEvent: Sendable, Equatable {
     }
 
     public init(_ event: SinkEvent) {
-        self.init(id: event.id, userID: event.userID, kind: event.kind, bytes: event.jsonBytes)
+        self.init(
+            id: event.id, userID: event.userID, kind: event.kind, bytes: event.jsonBytes, audience: event.audience)
     }
 
     /// Reads the fields back out of stored JSON bytes (the outbox keeps only the bytes).

@@ -11,9 +11,15 @@ import Foundation
 ///   while the user's address is still `token`: a report that brought a new token meanwhile
 ///   wins, so a dead old token never silences a live new one. It changes nothing for an
 ///   unknown user or a different token, and a repeated verdict keeps the first `since`.
+/// - `reroute` hands a reminder the push sink cannot deliver (the user's address is
+///   unreachable) to the fallback sinks (docs/fallback.md), as `ReminderPolicy.reroute`
+///   decides, and returns once that is durable: the reminder's delivery on the fallback
+///   channel and the event in the fallback sinks' queues, together. It changes nothing when
+///   the policy says so (`RerouteResult`), and nothing twice for one reminder.
 public protocol PushDirectory: Sendable {
     func pushAddress(for userID: UserID) async throws -> PushAddress?
     func markUnreachable(_ userID: UserID, token: String, reason: String, at date: Date) async throws
+    func reroute(_ reminder: SinkEvent.Reminder) async throws -> RerouteResult
 }
 
 extension DeviceState {

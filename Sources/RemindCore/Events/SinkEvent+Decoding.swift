@@ -31,7 +31,12 @@ extension SinkEvent {
                     userID: userID, title: try Self.required(reader.string("title"), "title"),
                     body: try Self.required(reader.string("body"), "body"), reason: reason, errors: errors,
                     sequence: Int(sequence), episodeStartedAt: try Self.date(&reader, "episodeStartedAt"),
-                    dueAt: try Self.date(&reader, "dueAt"), createdAt: createdAt))
+                    dueAt: try Self.date(&reader, "dueAt"), createdAt: createdAt,
+                    // Events queued before channels existed have none of these.
+                    channel: try reader.enumeration("channel", ReminderChannel.self) ?? .push,
+                    because: try reader.enumeration("because", FallbackReason.self),
+                    locale: try reader.string("locale"),
+                    platform: try reader.enumeration("platform", ReportedPlatform.self)))
         case .withdraw:
             var reminderIDs: [String] = []
             for value in try reader.array("reminderIDs") ?? [] {

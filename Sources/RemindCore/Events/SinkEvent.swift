@@ -22,11 +22,26 @@ public enum SinkEvent: Sendable, Equatable {
         public var episodeStartedAt: Date
         public var dueAt: Date
         public var createdAt: Date
+        /// The channel it takes (docs/fallback.md), and why when that is the fallback.
+        public var channel: ReminderChannel
+        public var because: FallbackReason?
+        /// The user's reported locale and platform (`ios`, `android`, `other`), nil when never
+        /// reported: what a fallback's receiver picks its own copy by.
+        public var locale: String?
+        public var platform: ReportedPlatform?
+        /// Sent again, to the fallback sinks alone, after a push sink found the token dead:
+        /// the other sinks had it already. Not part of its JSON (`because` says `unreachable`).
+        public var rerouted = false
 
         public init(
             userID: UserID, title: String, body: String, reason: PermissionErrorType, errors: [PermissionErrorType],
-            sequence: Int, episodeStartedAt: Date, dueAt: Date, createdAt: Date
+            sequence: Int, episodeStartedAt: Date, dueAt: Date, createdAt: Date, channel: ReminderChannel = .push,
+            because: FallbackReason? = nil, locale: String? = nil, platform: ReportedPlatform? = nil
         ) {
+            self.channel = channel
+            self.because = because
+            self.locale = locale
+            self.platform = platform
             self.userID = userID
             self.title = title
             self.body = body
@@ -52,8 +67,15 @@ public enum SinkEvent: Sendable, Equatable {
         public var reminderIDs: [String]
         public var episodeStartedAt: Date
         public var createdAt: Date
+        /// The sinks its reminders reached, which it goes to (not part of its JSON: a sink
+        /// reading it back gets `always`).
+        public var audience: SinkAudience
 
-        public init(userID: UserID, reminderIDs: [String], episodeStartedAt: Date, createdAt: Date) {
+        public init(
+            userID: UserID, reminderIDs: [String], episodeStartedAt: Date, createdAt: Date,
+            audience: SinkAudience = .always
+        ) {
+            self.audience = audience
             self.userID = userID
             self.reminderIDs = reminderIDs
             self.episodeStartedAt = episodeStartedAt
@@ -130,6 +152,10 @@ public enum SinkEvent: Sendable, Equatable {
             writer.member("sequence", event.sequence)
             writer.member("episodeStartedAt", RFC3339.format(event.episodeStartedAt))
             writer.member("dueAt", RFC3339.format(event.dueAt))
+            writer.member("channel", event.channel.rawValue)
+            writer.member("because", event.because?.rawValue)
+            writer.member("locale", event.locale)
+            writer.member("platform", event.platform?.rawValue)
         case .withdraw(let event):
             writer.member("reminderIDs", strings: event.reminderIDs)
             writer.member("episodeStartedAt", RFC3339.format(event.episodeStartedAt))
@@ -142,4 +168,14 @@ public enum SinkEvent: Sendable, Equatable {
     }
 
     public var json: String { String(decoding: jsonBytes, as: UTF8.self) }
+
+    /// The sinks it goes to (`SinkAudience`).
+    public var audience: SinkAudience {
+        switch self {
+        case .reminder(let event):
+            event.rerouted ? .fallbackSinks : SinkAudience(channel: event.channel, because: event.because)
+        case .withdraw(let event): event.audience
+        case .heartbeat: .always
+        }
+    }
 }

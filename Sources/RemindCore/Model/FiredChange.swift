@@ -129,7 +129,7 @@ extension UserSchedule {
             deliveredCount += 1
             lastDeliveredAt = delivery.deliveredAt
             isSuppressed = false
-            if !delivery.heldOut { funnelMarks.insert(.reminded) }
+            if !delivery.heldOut { funnelMarks.formUnion([.reminded, FunnelMarks(channel: delivery.channel)]) }
         }
         if effect.suppresses { isSuppressed = true }
         if let heartbeatAt = change.heartbeat(after: lastHeartbeatAt) { lastHeartbeatAt = heartbeatAt }

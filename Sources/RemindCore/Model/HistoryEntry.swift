@@ -94,11 +94,19 @@ public struct Delivery: Sendable, Equatable {
     public var heldOut: Bool
     /// When the app reported the user opened it (`reminderOpened`); nil until then.
     public var openedAt: Date?
+    /// The channel it took (docs/fallback.md): `push` unless it went to the sinks of role
+    /// `fallback`, for `because`. Deliveries stored before channels existed read as `push`.
+    public var channel: ReminderChannel
+    /// Why it took the fallback channel; nil on `push`.
+    public var because: FallbackReason?
 
     public init(
-        id: String, sequence: Int, dueAt: Date, deliveredAt: Date, heldOut: Bool = false, openedAt: Date? = nil
+        id: String, sequence: Int, dueAt: Date, deliveredAt: Date, heldOut: Bool = false, openedAt: Date? = nil,
+        channel: ReminderChannel = .push, because: FallbackReason? = nil
     ) {
         self.openedAt = openedAt
+        self.channel = channel
+        self.because = because
         self.id = id
         self.sequence = sequence
         self.dueAt = dueAt

@@ -65,6 +65,10 @@ extension UserRecord {
         writer.member("deliveredAt", RFC3339.format(delivery.deliveredAt))
         if delivery.heldOut { writer.member("heldOut", true) }
         if let openedAt = delivery.openedAt { writer.member("openedAt", RFC3339.format(openedAt)) }
+        // Only a fallback is written: a push delivery reads the same as one stored before
+        // channels existed.
+        if delivery.channel != .push { writer.member("channel", delivery.channel.rawValue) }
+        if let because = delivery.because { writer.member("because", because.rawValue) }
         writer.endObject()
     }
 
@@ -106,7 +110,9 @@ extension UserRecord {
         return Delivery(
             id: id, sequence: Int(sequence), dueAt: try Self.requiredDate(&delivery, "dueAt"),
             deliveredAt: try Self.requiredDate(&delivery, "deliveredAt"),
-            heldOut: try delivery.bool("heldOut") ?? false, openedAt: try optionalDate(&delivery, "openedAt"))
+            heldOut: try delivery.bool("heldOut") ?? false, openedAt: try optionalDate(&delivery, "openedAt"),
+            channel: try delivery.enumeration("channel", ReminderChannel.self) ?? .push,
+            because: try delivery.enumeration("because", FallbackReason.self))
     }
 
     static func optionalDate(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Date? {

@@ -5,8 +5,9 @@ import Foundation
 /// `{"userID","group","reason","startedAt","closedAt","outcome","reminders","platform"}`,
 /// `"sendTime"` (`due` or `active`) while `notification.sendTime` is `active`, `"opening"`
 /// (`first`, `again`, `downgrade`) where known, then what the app reported
-/// (docs/in-app.md): `"opened","asks","asksShown","asksAccepted"`. Lines of older versions,
-/// without the last five, read as none of them.
+/// (docs/in-app.md): `"opened","asks","asksShown","asksAccepted"`, and `"channels"`, the sorted
+/// channels its sent reminders took (docs/fallback.md). Lines of older versions, without the
+/// last six, read as none of them, their reminders sent by push.
 public struct EpisodeOutcome: Sendable, Equatable, Hashable {
     public enum Result: String, Sendable, CaseIterable {
         /// A report closed it: no reminding error left.
@@ -34,6 +35,9 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
     public var asks = 0
     public var asksShown = 0
     public var asksAccepted = 0
+    /// The channels its sent reminders took, sorted; nil on lines written before channels
+    /// existed, whose reminders all took push.
+    public var channels: [ReminderChannel]?
 
     public init(
         userID: UserID, group: String, reason: PermissionErrorType?, startedAt: Date, closedAt: Date,
@@ -60,14 +64,21 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
         (opened, asks, asksShown, asksAccepted) = (
             episode.openedCount, episode.asks.count, episode.asksShown, episode.asksAccepted
         )
+        channels = episode.funnelMarks.channels
     }
 
     /// The funnel steps it reached (`FunnelMarks`): a held-out episode's reminders were never
     /// sent.
     public var marks: FunnelMarks {
-        FunnelMarks(
-            reminded: reminders > 0 && group != Experiment.holdoutGroup, opened: opened, asks: asks,
-            asksShown: asksShown, asksAccepted: asksAccepted)
+        let reminded = reminders > 0 && group != Experiment.holdoutGroup
+        var marks = FunnelMarks(
+            reminded: reminded, opened: opened, asks: asks, asksShown: asksShown, asksAccepted: asksAccepted)
+        if let channels {
+            for channel in channels { marks.insert(FunnelMarks(channel: channel)) }
+        } else if reminded {
+            marks.insert(.pushed)
+        }
+        return marks
     }
 
     public var timeToFix: TimeInterval { closedAt.timeIntervalSince(startedAt) }
@@ -101,6 +112,7 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
         writer.member("asks", asks)
         writer.member("asksShown", asksShown)
         writer.member("asksAccepted", asksAccepted)
+        if let channels { writer.member("channels", strings: channels.map(\.rawValue)) }
         writer.endObject()
     }
 
@@ -125,6 +137,14 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
         asks = Int(try reader.integer("asks", in: range) ?? 0)
         asksShown = Int(try reader.integer("asksShown", in: range) ?? 0)
         asksAccepted = Int(try reader.integer("asksAccepted", in: range) ?? 0)
+        if let list = try reader.array("channels") {
+            channels = try list.map { value throws(ValidationError) in
+                guard case .string(let name) = value, let channel = ReminderChannel(rawValue: name) else {
+                    throw ValidationError(field: "outcome.channels", reason: "must list push or fallback")
+                }
+                return channel
+            }
+        }
     }
 
     public init(json bytes: some Collection<UInt8>) throws(ValidationError) {

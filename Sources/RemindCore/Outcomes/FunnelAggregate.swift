@@ -16,13 +16,20 @@ public struct FunnelAggregate: Sendable, Equatable {
     /// Every episode resolved, whatever steps it reached (the funnel's last step counts only
     /// those that reached every step): what `byOpening` shows.
     public private(set) var resolved = 0
+    /// Per channel (`ReminderChannel.allCases` order), episodes with a sent reminder through
+    /// it and those of them resolved (docs/fallback.md): what `byChannel` shows.
+    public private(set) var channelEpisodes = [Int](repeating: 0, count: ReminderChannel.allCases.count)
+    public private(set) var channelResolved = [Int](repeating: 0, count: ReminderChannel.allCases.count)
 
     public init() {}
 
-    /// Made again from its stored parts (`reached`, the four counts and `resolved`); nil when
-    /// they cannot be one sum's.
+    /// Made again from its stored parts (`reached`, the four counts, `resolved`, then each
+    /// channel's episodes and resolved); nil when they cannot be one sum's. A sum stored before
+    /// channels were counted has no channel's part and counts none.
     public init?(stored: [Int]) {
-        guard stored.count == Self.steps.count + 5, stored.allSatisfy({ $0 >= 0 }),
+        let base = Self.steps.count + 5
+        guard stored.count == base || stored.count == base + 2 * ReminderChannel.allCases.count,
+            stored.allSatisfy({ $0 >= 0 }),
             (1..<Self.steps.count).allSatisfy({ stored[$0] <= stored[$0 - 1] })
         else { return nil }
         reached = Array(stored.prefix(Self.steps.count))
@@ -32,11 +39,22 @@ public struct FunnelAggregate: Sendable, Equatable {
         )
         resolved = stored[Self.steps.count + 4]
         guard resolved <= reached[0], reached[Self.steps.count - 1] <= resolved else { return nil }
+        if stored.count > base {
+            for channel in channelEpisodes.indices {
+                (channelEpisodes[channel], channelResolved[channel]) = (
+                    stored[base + 2 * channel], stored[base + 2 * channel + 1]
+                )
+                guard channelResolved[channel] <= channelEpisodes[channel], channelEpisodes[channel] <= reached[0]
+                else { return nil }
+            }
+        }
     }
 
-    /// `reached`, the four counts and `resolved`: what a store keeps.
+    /// `reached`, the four counts, `resolved` and each channel's pair: what a store keeps.
     public var stored: [Int] {
-        reached + [accepted, acceptedResolved, notAccepted, notAcceptedResolved, resolved]
+        var stored = reached + [accepted, acceptedResolved, notAccepted, notAcceptedResolved, resolved]
+        for channel in channelEpisodes.indices { stored += [channelEpisodes[channel], channelResolved[channel]] }
+        return stored
     }
 
     public var episodes: Int { reached[0] }
@@ -52,6 +70,10 @@ public struct FunnelAggregate: Sendable, Equatable {
             notAccepted += 1
             if resolved { notAcceptedResolved += 1 }
         }
+        for (index, channel) in ReminderChannel.allCases.enumerated() where marks.contains(FunnelMarks(channel: channel)) {
+            channelEpisodes[index] += 1
+            if resolved { channelResolved[index] += 1 }
+        }
     }
 
     public mutating func merge(_ other: FunnelAggregate) {
@@ -61,6 +83,10 @@ public struct FunnelAggregate: Sendable, Equatable {
         notAccepted += other.notAccepted
         notAcceptedResolved += other.notAcceptedResolved
         resolved += other.resolved
+        for channel in channelEpisodes.indices {
+            channelEpisodes[channel] += other.channelEpisodes[channel]
+            channelResolved[channel] += other.channelResolved[channel]
+        }
     }
 }
 

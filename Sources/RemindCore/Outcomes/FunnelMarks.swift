@@ -10,6 +10,19 @@ public struct FunnelMarks: OptionSet, Sendable, Hashable {
     public static let asked = FunnelMarks(rawValue: 4)
     public static let shown = FunnelMarks(rawValue: 8)
     public static let accepted = FunnelMarks(rawValue: 16)
+    /// Not steps: the channels its reminders took (docs/fallback.md), what `byChannel` counts.
+    public static let pushed = FunnelMarks(rawValue: 32)
+    public static let fellBack = FunnelMarks(rawValue: 64)
+
+    /// The mark of a channel.
+    public init(channel: ReminderChannel) {
+        self = channel == .push ? .pushed : .fellBack
+    }
+
+    /// The channels marked, sorted by name (an outcome line's `channels`).
+    public var channels: [ReminderChannel] {
+        ReminderChannel.allCases.filter { contains(FunnelMarks(channel: $0)) }.sorted { $0.rawValue < $1.rawValue }
+    }
 
     /// The marks of counts: each step reached when its count is above 0.
     public init(reminded: Bool, opened: Int, asks: Int, asksShown: Int, asksAccepted: Int) {
@@ -42,9 +55,11 @@ extension Episode {
     /// The steps this episode reached. A held-out reminder is no reminder: the holdout is never
     /// reminded.
     public var funnelMarks: FunnelMarks {
-        FunnelMarks(
+        var marks = FunnelMarks(
             reminded: deliveries.contains { !$0.heldOut }, opened: openedCount, asks: asks.count, asksShown: asksShown,
             asksAccepted: asksAccepted)
+        for delivery in deliveries where !delivery.heldOut { marks.insert(FunnelMarks(channel: delivery.channel)) }
+        return marks
     }
 }
 

@@ -69,12 +69,28 @@ public struct OutcomeLine {
             marks = FunnelMarks(
                 reminded: false, opened: opened, asks: asks, asksShown: shown, asksAccepted: accepted)
         }
+        // The channels (absent from older lines, whose reminders all took push).
+        var channels: FunnelMarks?
+        if scanner.expect(#","channels":["#) {
+            var found: FunnelMarks = []
+            while scanner.expect("\""), let name = scanner.string() {
+                guard let channel = ReminderChannel.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name) })
+                else { return nil }
+                found.insert(FunnelMarks(channel: channel))
+                _ = scanner.expect(",")
+            }
+            guard scanner.expect("]") else { return nil }
+            channels = found
+        }
         self.group = group
         self.reason = reason
         self.startedAt = started
         self.closedAt = closed
         self.reminders = reminders
-        if reminders > 0 && !group.elementsEqual(Experiment.holdoutGroup.utf8) { marks.insert(.reminded) }
+        if reminders > 0 && !group.elementsEqual(Experiment.holdoutGroup.utf8) {
+            marks.formUnion([.reminded, channels == nil ? .pushed : []])
+        }
+        if let channels { marks.formUnion(channels) }
     }
 
     private static func date(_ bytes: ArraySlice<UInt8>) -> Date? {

@@ -244,10 +244,17 @@ public struct OutcomeStatistics: Sendable {
             byOpening: funnelByOpening.sorted { $0.key < $1.key }.map {
                 StatsReport.NamedFunnel(name: $0.key, sum: $0.value)
             })
+        var reached = FunnelAggregate()
+        for sum in funnelByGroup.values { reached.merge(sum) }
+        report.byChannel = ReminderChannel.allCases.enumerated().map { index, channel in
+            StatsReport.NamedResolution(
+                name: channel.rawValue, episodes: reached.channelEpisodes[index],
+                resolved: reached.channelResolved[index])
+        }
         if sendTime != .due {
             report.bySendTime = SendTime.Arm.allCases.enumerated().map { index, arm in
-                StatsReport.SendTimeArm(
-                    arm: arm.rawValue, episodes: armEpisodes[index + 1], resolved: armResolved[index + 1])
+                StatsReport.NamedResolution(
+                    name: arm.rawValue, episodes: armEpisodes[index + 1], resolved: armResolved[index + 1])
             }
         }
         return report

@@ -67,16 +67,17 @@ public struct StatsReport: Sendable, Equatable {
         }
     }
 
-    /// One arm of the send-time comparison (`due` or `active`).
-    public struct SendTimeArm: Sendable, Equatable {
-        public var arm: String
+    /// Episodes of one kind and their resolution: an arm of the send-time comparison (`due` or
+    /// `active`), or a channel (`push` or `fallback`).
+    public struct NamedResolution: Sendable, Equatable {
+        public var name: String
         public var episodes: Int
         public var resolved: Int
         public var resolutionRate: Double?
         public var resolutionRateCI95: ClosedRange<Double>?
 
-        public init(arm: String, episodes: Int, resolved: Int) {
-            self.arm = arm
+        public init(name: String, episodes: Int, resolved: Int) {
+            self.name = name
             self.episodes = episodes
             self.resolved = resolved
             resolutionRate = episodes > 0 ? Double(resolved) / Double(episodes) : nil
@@ -124,11 +125,14 @@ public struct StatsReport: Sendable, Equatable {
     public var alwaysKept: AlwaysKeptReport?
     public var allocation: Allocation?
     /// Episodes by send-time arm, `due` then `active`; empty unless send time is `active`.
-    public var bySendTime: [SendTimeArm] = []
+    public var bySendTime: [NamedResolution] = []
+    /// Episodes reached per channel (`push`, `fallback`) and their resolution (docs/fallback.md):
+    /// those with at least one sent reminder through it.
+    public var byChannel: [NamedResolution] = []
     /// The `active` arm's rate minus the `due` arm's; nil without both.
     public var sendTimeUplift: Double? {
-        guard let due = bySendTime.first(where: { $0.arm == "due" })?.resolutionRate,
-            let active = bySendTime.first(where: { $0.arm == "active" })?.resolutionRate
+        guard let due = bySendTime.first(where: { $0.name == "due" })?.resolutionRate,
+            let active = bySendTime.first(where: { $0.name == "active" })?.resolutionRate
         else { return nil }
         return active - due
     }
@@ -154,6 +158,7 @@ public struct StatsReport: Sendable, Equatable {
             && lhs.upliftVsHoldout.map(\.group) == rhs.upliftVsHoldout.map(\.group)
             && lhs.upliftVsHoldout.map(\.uplift) == rhs.upliftVsHoldout.map(\.uplift)
             && lhs.allocation == rhs.allocation && lhs.bySendTime == rhs.bySendTime && lhs.funnel == rhs.funnel
+            && lhs.byChannel == rhs.byChannel
             && lhs.alwaysKept == rhs.alwaysKept
     }
 

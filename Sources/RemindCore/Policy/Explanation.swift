@@ -24,6 +24,8 @@ public struct Explanation: Sendable, Equatable {
         case heartbeat
         /// Where the push sinks would put the reminder, or why they cannot.
         case push
+        /// The channel the next reminder takes: push, or the fallback sinks and why.
+        case channel
         /// No error that `notification.remindFor` lists, though Always access is missing.
         case nothingToRemind
         /// A configured service that is degraded or stopped, with what would fix it.
@@ -141,7 +143,8 @@ extension ReminderPolicy {
                 "due \(RFC3339.format(sent)) falls in quiet hours \(quietHours.startText)–\(quietHours.endText) \(permissions.timeZone ?? ""): moved to \(RFC3339.format(due))"
             )
         }
-        if !permissions.notifications.isDeliverable {
+        // With a fallback sink, notifications off route the reminder there instead (below).
+        if !permissions.notifications.isDeliverable && !configuration.channels.hasFallback {
             if episode.isSuppressed {
                 add(
                     .suppressed,
@@ -164,6 +167,10 @@ extension ReminderPolicy {
             add(.overdue, "reminder \(episode.deliveries.count + 1) was due \(RFC3339.format(due)): it goes out now")
         } else {
             add(.due, "reminder \(episode.deliveries.count + 1) due \(RFC3339.format(nextReminderAt ?? due))")
+        }
+        // Only with a fallback sink is there a choice to explain: otherwise it is push.
+        if configuration.channels.hasFallback {
+            reasons.append(explainChannel(record, at: max(now, nextReminderAt ?? due)))
         }
         return Explanation(userID: record.userID, nextReminderAt: nextReminderAt, reasons: reasons)
     }

@@ -60,13 +60,20 @@ extension ReminderPolicy {
             let group = schedule.episodeGroup ?? Experiment.defaultGroup
             let sequence = schedule.deliveredCount + 1
             change.episodeStartedAt = startedAt
-            if schedule.notificationsDeliverable, group == Experiment.holdoutGroup {
+            // The channel: push, the fallback sinks when no push sink can deliver it, or none
+            // (suppressed: notifications off and no fallback sink).
+            let route = configuration.channels.decide(
+                push: schedule.push, notificationsDeliverable: schedule.notificationsDeliverable,
+                lastReportAt: schedule.lastReportAt, now: now)
+            if let route, group == Experiment.holdoutGroup {
                 // Held out: counted and scheduled exactly like a delivery, never emitted, so the
                 // holdout measures what happens without reminders.
                 let id = SinkEvent.Reminder.id(userID: schedule.userID, episodeStartedAt: startedAt, sequence: sequence)
-                change.delivery = Delivery(id: id, sequence: sequence, dueAt: due, deliveredAt: now, heldOut: true)
+                change.delivery = Delivery(
+                    id: id, sequence: sequence, dueAt: due, deliveredAt: now, heldOut: true, channel: route.channel,
+                    because: route.because)
                 heldOut = true
-            } else if schedule.notificationsDeliverable {
+            } else if let route {
                 // The reason current now, not the one the episode opened with: the words must
                 // match what the user has to fix today. The words are the episode's group's.
                 let copy = configuration.experiment.copy(for: group, fallback: configuration.notification.copy)
@@ -80,8 +87,14 @@ extension ReminderPolicy {
                     sequence: sequence,
                     episodeStartedAt: startedAt,
                     dueAt: due,
-                    createdAt: now)
-                change.delivery = Delivery(id: reminder.id, sequence: sequence, dueAt: due, deliveredAt: now)
+                    createdAt: now,
+                    channel: route.channel,
+                    because: route.because,
+                    locale: schedule.locale,
+                    platform: schedule.platform)
+                change.delivery = Delivery(
+                    id: reminder.id, sequence: sequence, dueAt: due, deliveredAt: now, channel: route.channel,
+                    because: route.because)
                 events.append(.reminder(reminder))
             } else if !schedule.isSuppressed {
                 change.suppressedAfter = schedule.deliveredCount

@@ -211,7 +211,9 @@ extension ReminderPolicy {
                 .withdraw(
                     SinkEvent.Withdraw(
                         userID: record.userID, reminderIDs: episode.sent.map(\.id),
-                        episodeStartedAt: episode.startedAt, createdAt: now)))
+                        episodeStartedAt: episode.startedAt, createdAt: now,
+                        // Every sink a reminder reached, the fallback's included.
+                        audience: SinkAudience(deliveries: episode.sent))))
         }
     }
 }

@@ -100,8 +100,9 @@ public struct ReminderPolicy: Sendable {
     public func reminderWakeAt(_ schedule: UserSchedule, daemonStartedAt: Date?) -> Date? {
         guard let due = reminderDueAt(schedule) else { return nil }
         if schedule.isSuppressed {
-            // Recorded once; it goes out as soon as a report makes notifications deliverable.
-            return schedule.notificationsDeliverable ? due : nil
+            // Recorded once; it goes out as soon as a report makes notifications deliverable,
+            // or at once to a fallback sink configured since.
+            return schedule.notificationsDeliverable || configuration.channels.hasFallback ? due : nil
         }
         if let daemonStartedAt, due < daemonStartedAt, configuration.catchUpSpreadSeconds > 0 {
             return max(due, daemonStartedAt.addingTimeInterval(catchUpOffset(for: schedule.userID)))
