@@ -7,8 +7,8 @@ import RemindStore
 /// sequence, the outcomes' user and start), imports in one transaction each, idempotent by the
 /// tables' keys. The marker is the `migration` row of `remindd_meta`.
 extension PostgresStateStore: StateTransfer {
-    /// Rows in sequence order; the rows of one event (one per sink) come together as one
-    /// `PendingEvent`. The cursor is the last sequence read.
+    /// Rows in sequence order; the rows of one event (one per sink, with the same bytes) come
+    /// together as one `PendingEvent`. The cursor is the last sequence read.
     public func exportEvents(after cursor: String?, limit: Int) async throws -> ExportPage<PendingEvent> {
         let start = cursor.flatMap { Int64($0) } ?? 0
         let rows = try await database {
@@ -24,7 +24,8 @@ extension PostgresStateStore: StateTransfer {
         }
         var events: [PendingEvent] = []
         for (_, id, sink, text) in rows {
-            if let last = events.last, last.event.id == id {
+            // A rerouted reminder's fallback rows have bytes of their own: an event of their own.
+            if let last = events.last, last.event.id == id, last.event.bytes.elementsEqual(text.utf8) {
                 events[events.count - 1] = PendingEvent(event: last.event, sinks: last.sinks + [sink])
                 continue
             }

@@ -64,7 +64,7 @@ extension FileStateStore {
         try await logFires(pendingFires.all)
         let contents = Snapshot(
             segment: segment, schedules: schedules.table.values,
-            events: outbox.ordered.map { ($0.event, Array($0.remaining)) }, deadLetters: deadLetterList.all)
+            events: outbox.pendingGroups, deadLetters: deadLetterList.all)
         let directory = self.directory
         try await io.runBlocking { () throws(StoreError) in
             // Every swap of a user file since the last snapshot becomes durable here, before

@@ -11,7 +11,7 @@ extension FileStateStore: StateTransfer {
         let start = cursor.flatMap { UInt64($0) } ?? 0
         let following = outbox.entries.values.filter { $0.sequence >= start }.sorted { $0.sequence < $1.sequence }
         let page = following.prefix(limit)
-        let events = page.map { PendingEvent(event: $0.event, sinks: Array($0.remaining)) }
+        let events = page.flatMap(\.groups).map { PendingEvent(event: $0.event, sinks: $0.sinks) }
         let next = following.count > limit ? page.last.map { String($0.sequence + 1) } : nil
         return ExportPage(items: events, next: next)
     }

@@ -197,7 +197,9 @@ extension MemoryStateStore: StateTransfer {
         let start = cursor.flatMap { Int($0) } ?? 0
         let ordered = outbox.ordered
         let end = min(ordered.count, start + limit)
-        let events = ordered[min(start, end)..<end].map { PendingEvent(event: $0.event, sinks: Array($0.remaining)) }
+        let events = ordered[min(start, end)..<end].flatMap(\.groups).map {
+            PendingEvent(event: $0.event, sinks: $0.sinks)
+        }
         return ExportPage(items: events, next: end < ordered.count ? String(end) : nil)
     }
 

@@ -12,6 +12,26 @@ struct Outbox {
         var remaining: Set<String>
         /// Creation order, kept across restarts so each sink sees events in order.
         var sequence: UInt64
+        /// Sinks that get other bytes under the same id: the fallback sinks of a reminder a
+        /// push sink handed over (docs/fallback.md), which names its channel anew.
+        var variants: [String: OutboxEvent] = [:]
+
+        /// The event as `sink` gets it.
+        func event(for sink: String) -> OutboxEvent { variants[sink] ?? event }
+
+        /// The pending sinks grouped by the bytes they get: what the snapshot and an export
+        /// write, one line each (read back, the second joins the first as `enqueue` says).
+        var groups: [Routed] {
+            let plain = remaining.filter { variants[$0] == nil }
+            var groups: [Routed] = plain.isEmpty ? [] : [(event, plain.sorted())]
+            var byBytes: [[UInt8]: Routed] = [:]
+            for sink in remaining.sorted() {
+                guard let variant = variants[sink] else { continue }
+                byBytes[variant.bytes, default: (variant, [])].sinks.append(sink)
+            }
+            groups += byBytes.values.sorted { $0.sinks[0] < $1.sinks[0] }
+            return groups
+        }
     }
 
     private(set) var entries: [String: Entry] = [:]
@@ -30,13 +50,12 @@ struct Outbox {
     /// Adds an event for `sinks` (those configured; others are ignored). An id already
     /// pending is not added twice: replay and snapshot may both hold it. The one exception is
     /// the same id with other bytes, a reminder a push sink could not deliver that now goes to
-    /// the fallback sinks (docs/fallback.md): it joins the pending entry, whose sinks get it as
-    /// it now reads. Replayed again it reads the same, and is not added twice either.
+    /// the fallback sinks (docs/fallback.md): those sinks join the pending entry and get these
+    /// bytes; its other sinks keep theirs. Replayed again it is found, and not added twice.
     mutating func enqueue(_ event: OutboxEvent, sinks: some Sequence<String>) {
-        if var entry = entries[event.id] {
-            guard entry.event.bytes != event.bytes else { return }
-            entry.event = event
-            entries[event.id] = entry
+        if let entry = entries[event.id] {
+            guard entry.event.bytes != event.bytes, !entry.variants.values.contains(where: { $0.bytes == event.bytes })
+            else { return }
             for sink in sinks { requeue(event, sink: sink) }
             return
         }
@@ -52,11 +71,12 @@ struct Outbox {
     }
 
     /// Puts an event back in front of one sink (a replayed dead letter), whether or not it is
-    /// still pending for others.
+    /// still pending for others; the sink gets these bytes, whatever the others get.
     mutating func requeue(_ event: OutboxEvent, sink: String) {
         guard let slot = queues.slot(sink) else { return }
         if var entry = entries[event.id] {
             guard entry.remaining.insert(sink).inserted else { return }
+            if entry.event.bytes != event.bytes { entry.variants[sink] = event }
             entries[event.id] = entry
         } else {
             entries[event.id] = Entry(event: event, remaining: [sink], sequence: nextSequence)
@@ -93,7 +113,7 @@ struct Outbox {
             }
             guard blocked.insert(userID).inserted else { continue }
             held.insert(id)
-            events.append(entry.event)
+            events.append(entry.event(for: sink))
             if events.count == limit { break }
         }
         queues[slot].claimed = held
@@ -121,6 +141,7 @@ struct Outbox {
         guard let slot = queues.slot(sink) else { return false }
         queues[slot].claimed.remove(id)
         guard var entry = entries[id], entry.remaining.remove(sink) != nil else { return false }
+        entry.variants[sink] = nil
         queues[slot].pending -= 1
         if queues[slot].ids.first == id { queues[slot].ids.removeFirst() }
         entries[id] = entry.remaining.isEmpty ? nil : entry
@@ -131,4 +152,8 @@ struct Outbox {
 
     /// Entries in creation order, for the snapshot.
     var ordered: [Entry] { entries.values.sorted { $0.sequence < $1.sequence } }
+
+    /// Every pending event with the sinks it waits for, in creation order, one line per
+    /// distinct bytes (`Entry.groups`): what a snapshot writes.
+    var pendingGroups: [Routed] { ordered.flatMap(\.groups) }
 }
