@@ -127,19 +127,14 @@ struct StatsCommand: ParsableCommand {
             weights.print(terminal)
         }
         if !report.bySendTime.isEmpty {
-            terminal.line("")
-            var arms = Table(header: ["SEND TIME", "EPISODES", "RESOLVED", "RATE", "95% CI"], rightAligned: [1, 2, 3])
-            for arm in report.bySendTime {
-                arms.append([
-                    arm.name, "\(arm.episodes)", "\(arm.resolved)", arm.resolutionRate.map(Self.percent) ?? "—",
-                    arm.resolutionRateCI95.map { "\(Self.percent($0.lowerBound))–\(Self.percent($0.upperBound))" }
-                        ?? "—",
-                ])
-            }
-            arms.print(terminal)
+            Self.printResolutions("SEND TIME", report.bySendTime, terminal)
             if let uplift = report.sendTimeUplift {
                 terminal.line("Send-time uplift (active − due): \(uplift >= 0 ? "+" : "")\(Self.points(uplift))")
             }
+        }
+        // The channels (docs/fallback.md): shown once any episode got a reminder.
+        if report.byChannel.contains(where: { $0.episodes > 0 }) {
+            Self.printResolutions("CHANNEL", report.byChannel, terminal)
         }
         if !report.byReason.isEmpty {
             terminal.line("")
@@ -150,6 +145,16 @@ struct StatsCommand: ParsableCommand {
             reasons.print(terminal)
         }
         Self.printKept(report, terminal, time: time)
+    }
+
+    /// Episodes of each kind with their resolution rate and its interval: `bySendTime`, `byChannel`.
+    static func printResolutions(_ heading: String, _ resolutions: [StatsReport.NamedResolution], _ terminal: Terminal) {
+        terminal.line("")
+        var table = Table(header: [heading, "EPISODES", "RESOLVED", "RATE", "95% CI"], rightAligned: [1, 2, 3])
+        for resolution in resolutions {
+            table.append([resolution.name] + rateCells(resolution.episodes, resolution.resolved))
+        }
+        table.print(terminal)
     }
 
     /// Episodes by how they opened, and whether gains of Always were still held 7, 30 and 90

@@ -79,6 +79,8 @@ class Daemon:
             "sinks": [
                 {"type": "file", "name": "file", "path": str(self.work / "events.jsonl")},
                 {"type": "exec", "name": "broken", "command": ["/bin/false"], "timeoutSeconds": 5, "retry": retry},
+                # No push sink: every reminder also goes to the fallback (the channels table).
+                {"type": "file", "name": "mail", "role": "fallback", "path": str(self.work / "fallback.jsonl")},
             ],
             "services": {"trips": {"requires": ["location", "always"], "optional": ["precise"]}},
             "experiment": {"holdoutPercent": 25, "defaultWeight": 1, "variants": [{"name": "short", "weight": 1}]},

@@ -139,6 +139,13 @@ def test_outcomes_figures_equal_the_stats_answer(daemon, browser):
     assert {"ios", "android"} <= set(funnel["byPlatform"]), funnel["byPlatform"].keys()
     for name in (k for k in funnel if k not in ("byReason", "byPlatform")):
         assert browser.find(f'figure[data-funnel="{name}"] svg.funnel-chart'), f"a funnel chart for {name}"
+    # The channels: with no push sink every reminded episode took the fallback.
+    assert stats["byChannel"]["fallback"]["episodes"] > 0 and stats["byChannel"]["push"]["episodes"] == 0
+    for name, split in stats["byChannel"].items():
+        assert shown[f"byChannel.{name}.episodes"][0] == str(split["episodes"]), name
+        assert shown[f"byChannel.{name}.resolved"][0] == str(split["resolved"]), name
+        value = shown[f"byChannel.{name}.resolutionRate"][1]
+        assert (float(value) if value is not None else None) == split["resolutionRate"], name
     # Always kept: episodes by opening, and each horizon's gains and share, overall and by platform.
     for name, split in stats["byOpening"].items():
         assert shown[f"byOpening.{name}.episodes"][0] == str(split["episodes"]), name

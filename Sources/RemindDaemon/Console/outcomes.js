@@ -59,6 +59,7 @@ function view(stats) {
         h('div', { class: 'groups' }, groups.map((group) => groupCard(group, uplift, stats.allocation))),
         ...allocationView(stats.allocation),
         ...sendTimeView(stats),
+        ...channelView(stats),
         ...funnelView(stats),
         ...keptView(stats),
         h('h2', { text: 'By reason' }),
@@ -183,19 +184,33 @@ function allocationView(allocation) {
     ];
 }
 
+/** A table of `{name: {episodes, resolved, resolutionRate, resolutionRateCI95}}`: the send-time
+ * arms, the channels. */
+function resolutionTable(key, heading, entries) {
+    return table(null, [heading, 'Episodes', 'Resolved', 'Rate', '95 % interval'],
+        entries.map(([name, a]) => [
+            h('code', { text: name }),
+            field(`${key}.${name}.episodes`, count(a.episodes)),
+            field(`${key}.${name}.resolved`, count(a.resolved)),
+            field(`${key}.${name}.resolutionRate`, percent(a.resolutionRate), a.resolutionRate),
+            ci(a) || '—',
+        ]), [1, 2, 3]);
+}
+
+/** Episodes reached per channel, push or the fallback sinks, and their resolution: shown once
+ * any episode got a reminder. */
+function channelView(stats) {
+    const channels = stats.byChannel && typeof stats.byChannel === 'object' ? Object.entries(stats.byChannel) : [];
+    if (!channels.some(([, c]) => c?.episodes > 0)) return [];
+    return [h('h2', { text: 'Channels' }), resolutionTable('byChannel', 'Channel', channels)];
+}
+
 function sendTimeView(stats) {
     const arms = stats.bySendTime && typeof stats.bySendTime === 'object' ? Object.entries(stats.bySendTime) : [];
     if (!arms.length) return [];
     return [
         h('h2', { text: 'Send time' }),
-        table(null, ['Sent', 'Episodes', 'Resolved', 'Rate', '95 % interval'],
-            arms.map(([arm, a]) => [
-                h('code', { text: arm }),
-                field(`bySendTime.${arm}.episodes`, count(a.episodes)),
-                field(`bySendTime.${arm}.resolved`, count(a.resolved)),
-                field(`bySendTime.${arm}.resolutionRate`, percent(a.resolutionRate), a.resolutionRate),
-                ci(a) || '—',
-            ]), [1, 2, 3]),
+        resolutionTable('bySendTime', 'Sent', arms),
         h('p', {}, 'Uplift of the active hour over the due time: ',
             field('sendTimeUplift', stats.sendTimeUplift == null ? '—' : points(stats.sendTimeUplift), stats.sendTimeUplift)),
     ];
