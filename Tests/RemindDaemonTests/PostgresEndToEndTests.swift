@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import RemindClient
 import RemindCore
@@ -118,6 +119,47 @@ struct PostgresEndToEndTests {
             #expect(stats.contains(#""notAccepted":{"episodes":1,"resolved":0"#))
         }
         #expect(a.stop() == 0 && b.stop() == 0)
+    }
+
+    /// Two instances with an `apns` sink each (one local APNs server) and a fallback sink each:
+    /// every reminder reaches exactly one channel, once, whichever instance fires it.
+    @Test func eachReminderReachesOneChannelOnceAcrossInstances() async throws {
+        let (a, b, configuration) = try Self.twoInstances(delay: 4)
+        let key = P256.Signing.PrivateKey()
+        let certificates = try TestCertificates(directory: a.directory)
+        let server = PushServer(certificates: certificates, apnsKey: key.publicKey)
+        server.respond { _ in .init(200) }
+        try await server.serving {
+            for daemon in [a, b] {
+                try FallbackEndToEndTests.configure(
+                    daemon, server, key: key, certificates: certificates, configuration: configuration)
+            }
+            try a.start()
+            try b.start()
+            let count = 200
+            // Even users can be pushed to (each its own token), odd ones have no push address.
+            for index in 0..<count {
+                let token = String(repeating: "0", count: 64 - String(index).count) + String(index)
+                let push = index % 2 == 0 ? #","push":{"service":"apns","token":"\#(token)"}"# : ""
+                let reply = try [a, b][index % 2].postRetrying(
+                    "u-\(index)", #"{"location":"whileInUse","notifications":"authorized"\#(push)}"#)
+                #expect(reply.status == 200)
+            }
+            func fellBack() -> [String] {
+                [a, b].flatMap { FallbackEndToEndTests.reminders(in: FallbackEndToEndTests.fallbackLines($0)) }.map(
+                    \.user)
+            }
+            try await waitUntil("every reminder on its channel", within: .seconds(120), every: .milliseconds(100)) {
+                server.requests(to: "/3/device/").count + fellBack().count >= count
+            }
+            let pushedTokens = server.requests(to: "/3/device/").map(\.path)
+            #expect(pushedTokens.count == count / 2 && Set(pushedTokens).count == count / 2, "each push once")
+            let fallback = fellBack()
+            #expect(fallback.count == count / 2 && Set(fallback).count == count / 2, "each fallback once")
+            #expect(fallback.allSatisfy { Int($0.dropFirst(2))! % 2 == 1 }, "only users push cannot reach")
+            #expect(a.stop() == 0)
+            #expect(b.stop() == 0)
+        }
     }
 
     @Test func killedInstanceLosesNothing() async throws {

@@ -38,6 +38,27 @@ struct ConfigCheckTests {
         }
     }
 
+    /// A fallback sink is shown as one, and what it gets is said: with no push sink,
+    /// everything; a push sink as a fallback is exit 78 naming the key path.
+    @Test func fallbackSinksAreExplained() throws {
+        let configuration =
+            #"{"sinks":[{"type":"journal"},{"type":"file","name":"mail","role":"fallback","path":"/var/log/mail.jsonl"}]}"#
+        try Self.withFile(configuration) { path in
+            let result = try Remindctl.run(["config", "check", path], socket: "/nonexistent/r.sock")
+            #expect(result.status == 0)
+            #expect(result.standardOutput.contains("sinks            journal (journal), mail (file, fallback)"))
+            #expect(
+                result.standardOutput.contains(
+                    "fallback         no push sink (apns, fcm) is configured: every reminder goes to the fallback sinks (noPushAddress)"
+                ))
+        }
+        try Self.withFile(#"{"sinks":[{"type":"fcm","role":"fallback","serviceAccountFile":"/k.json"}]}"#) { path in
+            let result = try Remindctl.run(["config", "check", path], socket: "/nonexistent/r.sock")
+            #expect(result.status == 78)
+            #expect(result.standardError.contains("sinks[0].role"))
+        }
+    }
+
     /// A PostgreSQL storage is checked as the daemon reads it: the URL in `urlFile` is read
     /// and shown without its password; a missing `urlFile` is exit 78 naming the key path.
     @Test func postgresStorageIsCheckedWithItsURLFile() throws {

@@ -22,6 +22,8 @@ struct StatsCommandTests {
         // default, 2 episodes, 1 resolved, 1 open, 0 forgotten, 50.0%.
         #expect(Array(cells.prefix(6)) == ["default", "2", "1", "1", "0", "50.0%"])
         #expect(lines.contains { $0.hasPrefix("locationNotAuthorizedAlways") })
+        // Nobody was reminded yet (the delay is a week): no channel to compare.
+        #expect(!lines.contains { $0.hasPrefix("CHANNEL") })
 
         let since = "2000-01-01T00:00:00Z"
         let json = try Remindctl.run(["--json", "stats", "--since", since], socket: daemon.socketPath)
@@ -33,6 +35,25 @@ struct StatsCommandTests {
             return .object(JSONObject(object.members.filter { $0.key != "until" }))
         }
         #expect(try withoutUntil(json.standardOutput) == withoutUntil(api))
+    }
+
+    /// With a fallback sink and no push sink, reminded episodes took the fallback: the channel
+    /// table shows them, as `byChannel` counts them.
+    @Test func statsShowsTheChannels() async throws {
+        let daemon = try DaemonProcess.started(
+            configuration:
+                #"{"notification":{"notificationTriggerDelay":1},"sinks":[{"type":"file","path":"/dev/null"},{"type":"file","name":"mail","role":"fallback","path":"/dev/null"}]}"#
+        )
+        try daemon.report("u-1", #"{"location":"whileInUse"}"#)
+        try await waitUntil("the reminder", within: .seconds(60)) {
+            (try? daemon.get("/v1/users/u-1").contains(#""remindersDelivered":1"#)) == true
+        }
+        try daemon.report("u-1", #"{"location":"always"}"#)
+        let result = try Remindctl.run(["stats"], socket: daemon.socketPath)
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("CHANNEL   EPISODES  RESOLVED    RATE  95% CI"), "\(result.standardOutput)")
+        #expect(lines.contains { $0.hasPrefix("fallback") && $0.contains("1         1  100.0%") })
+        #expect(lines.contains { $0.hasPrefix("push") && $0.contains("0         0       —") })
     }
 
     @Test(arguments: [["stats", "--since", "yesterday"], ["stats", "--until", "12x"]])
