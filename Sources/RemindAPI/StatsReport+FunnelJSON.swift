@@ -41,14 +41,18 @@ extension StatsReport {
         }
     }
 
-    static func writeRate(_ name: String, episodes: Int, resolved: Int, to writer: inout JSONWriter) {
+    /// `<name>:{"episodes","resolved","rate","rateCI95"}`; the rate's keys are `rateKey` and
+    /// `rateKey` + `CI95`.
+    static func writeRate(
+        _ name: String, episodes: Int, resolved: Int, rateKey: String = "rate", to writer: inout JSONWriter
+    ) {
         writer.key(name)
         writer.beginObject()
         writer.member("episodes", episodes)
         writer.member("resolved", resolved)
-        writer.key("rate")
+        writer.key(rateKey)
         writer.value(episodes > 0 ? rounded(Double(resolved) / Double(episodes)) : .null)
-        writer.key("rateCI95")
+        writer.key(rateKey + "CI95")
         writer.value(interval(successes: resolved, trials: episodes))
         writer.endObject()
     }
@@ -58,15 +62,9 @@ extension StatsReport {
     static func write(_ resolutions: [NamedResolution], to writer: inout JSONWriter) {
         writer.beginObject()
         for resolution in resolutions {
-            writer.key(resolution.name)
-            writer.beginObject()
-            writer.member("episodes", resolution.episodes)
-            writer.member("resolved", resolution.resolved)
-            writer.key("resolutionRate")
-            writer.value(resolution.resolutionRate.map(rounded) ?? .null)
-            writer.key("resolutionRateCI95")
-            writer.value(interval(successes: resolution.resolved, trials: resolution.episodes))
-            writer.endObject()
+            writeRate(
+                resolution.name, episodes: resolution.episodes, resolved: resolution.resolved,
+                rateKey: "resolutionRate", to: &writer)
         }
         writer.endObject()
     }

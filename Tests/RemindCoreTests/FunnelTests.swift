@@ -25,6 +25,25 @@ struct FunnelTests {
         #expect(merged.reached == sum.reached.map { $0 * 2 })
     }
 
+    /// Each channel counts the episodes a reminder reached through it, and their resolution; a
+    /// sum stored before channels were counted reads back with none; marks kept before then
+    /// (reminded, no channel) count as push.
+    @Test func channelsAreCountedAndStored() {
+        var sum = FunnelAggregate()
+        sum.add([.reminded, .pushed], resolved: true)
+        sum.add([.reminded, .pushed, .fellBack], resolved: false)
+        sum.add([.reminded, .fellBack], resolved: true)
+        sum.add([.reminded], resolved: false)
+        sum.add([], resolved: true)
+        #expect(sum.channelEpisodes == [3, 2] && sum.channelResolved == [1, 1])
+        #expect(sum.stored.count == 16 && FunnelAggregate(stored: sum.stored) == sum)
+        let old = FunnelAggregate(stored: Array(sum.stored.prefix(12)))
+        #expect(old?.channelEpisodes == [0, 0] && old?.reached == sum.reached)
+        var wrong = sum.stored
+        wrong[13] = wrong[12] + 1
+        #expect(FunnelAggregate(stored: wrong) == nil, "more resolved than episodes")
+    }
+
     /// `/v1/stats`'s funnel reads back (what `remindctl stats --funnel` prints) with every step,
     /// the last one too.
     @Test func theFunnelReadsBackFromItsJSON() throws {

@@ -36,6 +36,27 @@ struct FallbackEndToEndTests {
 
     static func fallbackPath(_ daemon: DaemonProcess) -> String { daemon.directory + "/fallback.jsonl" }
 
+    /// Runs `body` with a started daemon configured by `configure` against a local APNs server
+    /// answering `respond` (200 by default); `body` stops the daemon, the server stops after it.
+    static func running(
+        configuration: String = #""notification":{"notificationTriggerDelay":1}"#, fallbackSink: String? = nil,
+        respond: @escaping @Sendable (PushServer.Received) async -> PushServer.Reply = { _ in .init(200) },
+        _ body: (DaemonProcess, PushServer) async throws -> Void
+    ) async throws {
+        let key = P256.Signing.PrivateKey()
+        let daemon = try DaemonProcess()
+        let certificates = try TestCertificates(directory: daemon.directory)
+        let server = PushServer(certificates: certificates, apnsKey: key.publicKey)
+        server.respond(respond)
+        try await server.serving {
+            try configure(
+                daemon, server, key: key, certificates: certificates, configuration: configuration,
+                fallbackSink: fallbackSink)
+            try daemon.start()
+            try await body(daemon, server)
+        }
+    }
+
     /// The reminders in a JSON-lines file, by user: each one's channel and reason.
     static func reminders(in lines: [String]) -> [(user: String, id: String, channel: String, because: String)] {
         lines.compactMap { line in
@@ -58,16 +79,9 @@ struct FallbackEndToEndTests {
     /// fallback sink and only then, with its `because`, the user's locale and platform; the
     /// sinks of role `always` get what they always got; push gets only its own user's.
     @Test func eachReasonGoesToTheFallbackAndOnlyThen() async throws {
-        let key = P256.Signing.PrivateKey()
-        let daemon = try DaemonProcess()
-        let certificates = try TestCertificates(directory: daemon.directory)
-        let server = PushServer(certificates: certificates, apnsKey: key.publicKey)
-        server.respond { request in
+        try await Self.running(respond: { request in
             request.path.hasSuffix(Self.deadToken) ? .apns(410, "Unregistered") : .init(200)
-        }
-        try await server.serving {
-            try Self.configure(daemon, server, key: key, certificates: certificates)
-            try daemon.start()
+        }) { daemon, server in
             func push(_ token: String) -> String { #","push":{"service":"apns","token":"\#(token)"}"# }
             let common = #""location":"whileInUse","platform":"iOS 18.1","locale":"de-DE""#
             #expect(
@@ -112,16 +126,9 @@ struct FallbackEndToEndTests {
 
     /// Notifications off, then on: the series goes to the fallback sink, then back to push.
     @Test func notificationsBackOnGoBackToPush() async throws {
-        let key = P256.Signing.PrivateKey()
-        let daemon = try DaemonProcess()
-        let certificates = try TestCertificates(directory: daemon.directory)
-        let server = PushServer(certificates: certificates, apnsKey: key.publicKey)
-        server.respond { _ in .init(200) }
-        try await server.serving {
-            try Self.configure(
-                daemon, server, key: key, certificates: certificates,
-                configuration: #""notification":{"notificationTriggerDelay":1,"showRecurringNotification":true}"#)
-            try daemon.start()
+        try await Self.running(
+            configuration: #""notification":{"notificationTriggerDelay":1,"showRecurringNotification":true}"#
+        ) { daemon, server in
             let push = #""push":{"service":"apns","token":"\#(Self.token)"}"#
             #expect(
                 try daemon.post("u-1", #"{"location":"whileInUse","notifications":"denied",\#(push)}"#).status == 200)
@@ -146,18 +153,12 @@ struct FallbackEndToEndTests {
     /// A fallback sink that fails: retried with its backoff, then a dead letter naming it, and
     /// replayable like any sink's.
     @Test func aFailingFallbackIsRetriedAndDeadLettered() async throws {
-        let key = P256.Signing.PrivateKey()
-        let daemon = try DaemonProcess()
-        let certificates = try TestCertificates(directory: daemon.directory)
-        let server = PushServer(certificates: certificates, apnsKey: key.publicKey)
         let receiver = WebhookReceiver()
         receiver.fallbackStatus.withLock { $0 = 503 }
         try await receiver.serving {
-            try await server.serving {
-                let hook =
-                    #"{"type":"webhook","name":"mail","role":"fallback","url":"\#(receiver.url)","timeoutSeconds":5,"retry":{"initialBackoffSeconds":0.05,"maxBackoffSeconds":0.1,"maxAttempts":3}}"#
-                try Self.configure(daemon, server, key: key, certificates: certificates, fallbackSink: hook)
-                try daemon.start()
+            let hook =
+                #"{"type":"webhook","name":"mail","role":"fallback","url":"\#(receiver.url)","timeoutSeconds":5,"retry":{"initialBackoffSeconds":0.05,"maxBackoffSeconds":0.1,"maxAttempts":3}}"#
+            try await Self.running(fallbackSink: hook) { daemon, server in
                 #expect(
                     try daemon.post("u-1", #"{"location":"whileInUse","notifications":"authorized"}"#).status == 200)
                 try await WebhookOutageEndToEndTests.eventually {
@@ -184,20 +185,13 @@ struct FallbackEndToEndTests {
     /// restart it is delivered there under the same id, APNs is not tried again, and no other
     /// id appears.
     @Test func killedBetweenADeadTokenAndTheFallbackLosesNothing() async throws {
-        let key = P256.Signing.PrivateKey()
-        let daemon = try DaemonProcess()
-        let certificates = try TestCertificates(directory: daemon.directory)
-        let server = PushServer(certificates: certificates, apnsKey: key.publicKey)
-        server.respond { _ in .apns(410, "Unregistered") }
         let receiver = WebhookReceiver()
         // Held long enough for the kill; the handler's wait ends by itself soon after.
         receiver.responseDelay.withLock { $0 = .seconds(20) }
         try await receiver.serving {
-            try await server.serving {
-                let hook =
-                    #"{"type":"webhook","name":"mail","role":"fallback","url":"\#(receiver.url)","timeoutSeconds":60,"retry":{"initialBackoffSeconds":0.05,"maxBackoffSeconds":0.1,"maxAttempts":100}}"#
-                try Self.configure(daemon, server, key: key, certificates: certificates, fallbackSink: hook)
-                try daemon.start()
+            let hook =
+                #"{"type":"webhook","name":"mail","role":"fallback","url":"\#(receiver.url)","timeoutSeconds":60,"retry":{"initialBackoffSeconds":0.05,"maxBackoffSeconds":0.1,"maxAttempts":100}}"#
+            try await Self.running(fallbackSink: hook, respond: { _ in .apns(410, "Unregistered") }) { daemon, server in
                 let push = #""push":{"service":"apns","token":"\#(Self.token)"}"#
                 #expect(
                     try daemon.post("u-1", #"{"location":"whileInUse","notifications":"authorized",\#(push)}"#).status
@@ -229,19 +223,37 @@ struct FallbackEndToEndTests {
         }
     }
 
+    /// A reload applies `fallback.silentAfterSeconds`; a bad role or silence is refused naming
+    /// its key path, and the running configuration stays.
+    @Test func reloadAppliesTheSilenceAndRefusesBadValues() throws {
+        let daemon = try DaemonProcess()
+        let mail = #"{"type":"file","name":"mail","role":"fallback","path":"\#(Self.fallbackPath(daemon))"}"#
+        try daemon.writeConfiguration("", extraSinks: mail)
+        try daemon.start()
+        #expect(
+            try daemon.client.send("GET", "/v1/config").text.contains(#""fallback":{"silentAfterSeconds":2592000}"#))
+        try daemon.writeConfiguration(#""fallback":{"silentAfterSeconds":null}"#, extraSinks: mail)
+        #expect(try daemon.client.send("POST", "/v1/reload").status == 200)
+        #expect(try daemon.client.send("GET", "/v1/config").text.contains(#""fallback":{"silentAfterSeconds":null}"#))
+        for (configuration, sink, field) in [
+            (#""fallback":{"silentAfterSeconds":0}"#, mail, "fallback.silentAfterSeconds"),
+            ("", mail.replacingOccurrences(of: #""role":"fallback""#, with: #""role":"sometimes""#), "sinks[1].role"),
+        ] {
+            try daemon.writeConfiguration(configuration, extraSinks: sink)
+            let refused = try daemon.client.send("POST", "/v1/reload")
+            #expect(refused.status == 422 && refused.text.contains(field), "\(refused.text)")
+            #expect(
+                try daemon.client.send("GET", "/v1/config").text.contains(#""fallback":{"silentAfterSeconds":null}"#))
+        }
+        #expect(daemon.stop() == 0)
+    }
+
     /// An app silent for `fallback.silentAfterSeconds` at the fire: the fallback, `because:
     /// silent`, though push could reach it.
     @Test func aSilentAppFallsBack() async throws {
-        let key = P256.Signing.PrivateKey()
-        let daemon = try DaemonProcess()
-        let certificates = try TestCertificates(directory: daemon.directory)
-        let server = PushServer(certificates: certificates, apnsKey: key.publicKey)
-        server.respond { _ in .init(200) }
-        try await server.serving {
-            try Self.configure(
-                daemon, server, key: key, certificates: certificates,
-                configuration: #""notification":{"notificationTriggerDelay":2},"fallback":{"silentAfterSeconds":1}"#)
-            try daemon.start()
+        try await Self.running(
+            configuration: #""notification":{"notificationTriggerDelay":2},"fallback":{"silentAfterSeconds":1}"#
+        ) { daemon, server in
             let push = #""push":{"service":"apns","token":"\#(Self.token)"}"#
             #expect(
                 try daemon.post("u-1", #"{"location":"whileInUse","notifications":"authorized",\#(push)}"#).status

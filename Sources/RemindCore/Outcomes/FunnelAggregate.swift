@@ -70,7 +70,12 @@ public struct FunnelAggregate: Sendable, Equatable {
             notAccepted += 1
             if resolved { notAcceptedResolved += 1 }
         }
-        for (index, channel) in ReminderChannel.allCases.enumerated() where marks.contains(FunnelMarks(channel: channel)) {
+        // Reminded with no channel marked: marks kept before channels were (a snapshot row, a
+        // database column), when every reminder took push.
+        let marks =
+            marks.isDisjoint(with: [.pushed, .fellBack]) && marks.contains(.reminded) ? marks.union(.pushed) : marks
+        for (index, channel) in ReminderChannel.allCases.enumerated()
+        where marks.contains(FunnelMarks(channel: channel)) {
             channelEpisodes[index] += 1
             if resolved { channelResolved[index] += 1 }
         }
