@@ -344,16 +344,35 @@ extension PostgresStateStore {
         }) ?? 0
     }
 
+    /// The letter and the event's row for its sink go in one transaction: a replay after it
+    /// finds the row gone and inserts it again (deleted by the dispatcher's completion after the
+    /// replay, the event would be lost).
     public func deadLetter(_ letter: DeadLetterRecord) async throws {
         let record = String(decoding: letter.jsonBytes, as: UTF8.self)
-        try await database {
-            try await self.client.query(
+        let (id, sink) = (letter.event.id, letter.sink)
+        let finished = try await transaction { connection -> Bool in
+            try await connection.query(
                 """
-                INSERT INTO remindd_dead_letters (event_id, sink, record) VALUES (\(letter.event.id), \(letter.sink), \(record))
+                INSERT INTO remindd_dead_letters (event_id, sink, record) VALUES (\(id), \(sink), \(record))
                 ON CONFLICT (event_id, sink) DO UPDATE SET record = EXCLUDED.record
                 """, logger: self.logger)
+            var deleted = false
+            for try await _ in try await connection.query(
+                "DELETE FROM remindd_outbox WHERE event_id = \(id) AND sink = \(sink) RETURNING seq",
+                logger: self.logger)
+            { deleted = true }
+            guard deleted else { return false }
+            for try await left in try await connection.query(
+                "SELECT count(*)::int8 FROM remindd_outbox WHERE event_id = \(id)", logger: self.logger
+            ).decode(Int.self) { return left == 0 }
+            return false
         }
-        state.withLock { $0.statistics = nil }
+        state.withLock {
+            if finished { $0.delivered += 1 }
+            $0.statistics = nil
+            stopHolding([HeldEvent(eventID: id, sink: sink)], deleted: true, in: &$0)
+        }
+        outboxSignals[sink]?.signal()
     }
 
     public func deadLetters() async -> [DeadLetterRecord] {

@@ -10,8 +10,10 @@ import Synchronization
 /// of the same user: the outbox hands out a user's events one after another, so a withdraw
 /// never overtakes the reminder it withdraws.
 ///
-/// Events that exhaust their attempts (or fail permanently) are handed to `deadLetter` and
-/// completed, so the queue moves on; nothing leaves the outbox any other way.
+/// Events that exhaust their attempts (or fail permanently) are handed to `deadLetter`, which
+/// takes them out of the sink's queue as it stores them, so the queue moves on; nothing leaves
+/// the outbox any other way. (Not stored first and completed after: an operator's replay in
+/// between would be undone by the completion.)
 public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
     public let sink: any EventSink
     public let retry: RetryPolicy
@@ -20,7 +22,8 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
     let source: any OutboxSource
     let clock: C
     let logger: Logger
-    /// Stores an event given up on; throws when that could not be made durable (the event then
+    /// Stores an event given up on and takes it out of the sink's queue in the same durable step
+    /// (`DeadLetterStore.deadLetter`); throws when that could not be made durable (the event then
     /// stays in the outbox and storing is tried again).
     let deadLetter: @Sendable (OutboxEvent, _ attempts: Int, _ lastError: String) async throws -> Void
     /// The journald MESSAGE_ID of a failed attempt (the catalog's "delivery failed").
@@ -128,8 +131,8 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// Stores the event as a dead letter (retrying the store until it is durable) and completes
-    /// it for this sink; false when shutdown came first.
+    /// Stores the event as a dead letter, which takes it out of the queue (retrying the store
+    /// until it is durable); false when shutdown came first.
     private func giveUp(_ event: OutboxEvent, attempts: Int, lastError: String) async -> Bool {
         while true {
             do {
@@ -145,7 +148,6 @@ public struct SinkDispatcher<C: Clock>: Sendable where C.Duration == Duration {
             }
         }
         statistics.recordDeadLetter()
-        await source.complete(event.id, sink: sink.name)
         return true
     }
 }

@@ -26,20 +26,28 @@ extension FileStateStore {
     /// logged without waiting for the disk: losing it in a crash only means the event is
     /// delivered again, with the same id.
     public func complete(_ eventID: String, sink: String) {
-        if outbox.complete(eventID, sink: sink) {
-            wal.appendLazily(LogEntry.ack(eventID: eventID, sink: sink).line)
-            if outbox.entries[eventID] == nil { eventsCompleted += 1 }
-            // The user's next event for this sink may have been waiting for this one.
-            outboxSignals[sink]?.signal()
-        }
+        if finish(eventID, sink: sink) { wal.appendLazily(LogEntry.ack(eventID: eventID, sink: sink).line) }
+    }
+
+    /// Takes the event out of the sink's queue; true when it was there.
+    private func finish(_ eventID: String, sink: String) -> Bool {
+        guard outbox.complete(eventID, sink: sink) else { return false }
+        if outbox.entries[eventID] == nil { eventsCompleted += 1 }
+        // The user's next event for this sink may have been waiting for this one.
+        outboxSignals[sink]?.signal()
+        return true
     }
 
     public func pendingEvents(for sink: String) -> Int { outbox.pending(sink: sink) }
 
-    /// Moves an event a sink gave up on to the dead letters, durably; the caller then
-    /// completes it for that sink.
+    /// Moves an event a sink gave up on to the dead letters, durably, out of the sink's queue in
+    /// the same step (the `dead` line stands for its acknowledgement): a replay that follows at
+    /// once finds it gone from the queue and puts it back.
     public func deadLetter(_ letter: DeadLetterRecord) async throws {
-        try await logged([LogEntry.dead(letter).line]) { deadLetterList.put(letter) }
+        try await logged([LogEntry.dead(letter).line]) {
+            deadLetterList.put(letter)
+            _ = finish(letter.event.id, sink: letter.sink)
+        }
     }
 
     public func deadLetters() -> [DeadLetterRecord] { deadLetterList.all }

@@ -154,7 +154,10 @@ public actor MemoryStateStore: PartitionableStore {
 
     public func pendingEvents(for sink: String) -> Int { outbox.pending(sink: sink) }
 
-    public func deadLetter(_ letter: DeadLetterRecord) { letters.put(letter) }
+    public func deadLetter(_ letter: DeadLetterRecord) {
+        letters.put(letter)
+        complete(letter.event.id, sink: letter.sink)
+    }
 
     public func deadLetters() -> [DeadLetterRecord] { letters.all }
 

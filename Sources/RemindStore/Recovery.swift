@@ -156,6 +156,7 @@ enum Recovery {
             recovered.outbox.complete(eventID, sink: sink)
         case .dead(let letter):
             recovered.deadLetters.put(letter)
+            recovered.outbox.complete(letter.event.id, sink: letter.sink)
         case .replay(let eventID, let sink):
             if let letter = recovered.deadLetters.take(eventID: eventID, sink: sink) {
                 recovered.outbox.requeue(letter.event, sink: sink)

@@ -44,13 +44,15 @@ struct DefaultsTests {
         #expect(configuration.sinks[4].rateLimit == RateLimit(ratePerSecond: 200, burst: 400))
     }
 
-    /// The shipped push example is valid: both push sinks with every key of docs/push.md.
+    /// The shipped push example is valid: both push sinks with every key of docs/push.md, and a
+    /// webhook as the fallback for the users they cannot reach (docs/fallback.md).
     @Test func shippedPushExampleIsValid() throws {
         let configuration = try ConfigurationLoader.load(
             path: packageRoot + "/etc/remindd/push.example.json", environment: [:], stateDirectoryFlag: nil,
             socketFlag: nil, defaults: .system)
-        #expect(configuration.sinks.map(\.type) == [.journal, .apns, .fcm])
-        #expect(configuration.sinks.map(\.name) == ["journal", "apns", "fcm"])
+        #expect(configuration.sinks.map(\.type) == [.journal, .apns, .fcm, .webhook])
+        #expect(configuration.sinks.map(\.name) == ["journal", "apns", "fcm", "mail"])
+        #expect(configuration.sinks.map(\.role) == [.always, .always, .always, .fallback])
         #expect(configuration.heartbeat.intervalSeconds == 21_600)
     }
 

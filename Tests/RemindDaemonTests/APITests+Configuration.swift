@@ -28,7 +28,8 @@ extension APITests {
                      "experiment":{"holdoutPercent":0,"defaultWeight":1,"variants":[],"allocation":"fixed"},
                      "storage":{"type":"files","url":null,"urlFile":null,"leaseSeconds":30,"poolSize":10,"parts":1},
                      "console":{"enabled":true},
-                     "inApp":{"enabled":false,"maxPerEpisode":3,"minIntervalSeconds":86400,"afterSeconds":0}}
+                     "inApp":{"enabled":false,"maxPerEpisode":3,"minIntervalSeconds":86400,"afterSeconds":0},
+                     "fallback":{"silentAfterSeconds":2592000}}
                     """)
         }
     }

@@ -125,7 +125,8 @@ extension APITests {
                              "title":"App is unable to record trips","body":"Please grant Always access for location.",
                              "reason":"locationNotAuthorizedAlways","errors":["locationNotAuthorizedAlways"],
                              "sequence":1,"episodeStartedAt":"2026-11-15T10:00:00Z",
-                             "dueAt":"2026-11-15T10:01:00Z","createdAt":"2026-11-15T10:01:00Z"}
+                             "dueAt":"2026-11-15T10:01:00Z","channel":"push","because":null,"locale":null,
+                             "platform":null,"createdAt":"2026-11-15T10:01:00Z"}
                             """)))
             let delivered = try await client.get("/v1/users/u-42").object()
             #expect(delivered["lastReminderAt"] == .string("2026-11-15T10:01:00Z"))

@@ -29,7 +29,7 @@ struct EndToEndTests {
         #expect(
             reminder.keys == [
                 "type", "id", "userID", "title", "body", "reason", "errors", "sequence", "episodeStartedAt", "dueAt",
-                "createdAt",
+                "channel", "because", "locale", "platform", "createdAt",
             ])
         #expect(reminder["type"] == .string("reminder"))
         #expect(reminder["userID"] == .string("u-1"))

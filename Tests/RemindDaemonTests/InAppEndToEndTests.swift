@@ -155,7 +155,9 @@ struct InAppEndToEndTests {
             let lines = try DaemonProcess.stateFiles(daemon.stateDirectory).outcomes.map {
                 try String(contentsOfFile: $0, encoding: .utf8)
             }.joined()
-            #expect(lines.contains(#""opening":"first","opened":1,"asks":1,"asksShown":1,"asksAccepted":1}"#))
+            #expect(
+                lines.contains(
+                    #""opening":"first","opened":1,"asks":1,"asksShown":1,"asksAccepted":1,"channels":["push"]}"#))
         }
     }
 

@@ -23,7 +23,11 @@ struct DispatchedDeliveryTests {
         let dead = Mutex<[(String, Int, String)]>([])
         let dispatcher = SinkDispatcher(
             sink: sink, retry: retry, source: outbox, clock: clock, logger: Logger(label: "test"),
-            deadLetter: { event, attempts, error in dead.withLock { $0.append((event.id, attempts, error)) } })
+            deadLetter: { event, attempts, error in
+                // As a store does: stored, and out of the queue in the same step.
+                dead.withLock { $0.append((event.id, attempts, error)) }
+                await outbox.complete(event.id, sink: sink.name)
+            })
         let task = Task { await dispatcher.run() }
         for round in 0..<backoffs {
             await clock.waitForSleepers(1)
@@ -101,7 +105,10 @@ struct DispatchedDeliveryTests {
                 sink: try WebhookSink(url: receiver.url, timeoutSeconds: 60),
                 retry: RetryPolicy(initialBackoffSeconds: 1, maxBackoffSeconds: 1, maxAttempts: 1), source: outbox,
                 clock: ManualClock(), logger: Logger(label: "test"),
-                deadLetter: { event, _, _ in dead.withLock { $0.append(event.id) } })
+                deadLetter: { event, _, _ in
+                    dead.withLock { $0.append(event.id) }
+                    await outbox.complete(event.id, sink: "webhook")
+                })
             let task = Task { await dispatcher.run() }
             try await waitUntil("the request received", within: .seconds(30), every: .milliseconds(10)) {
                 receiver.received.withLock { $0.count } == 1

@@ -162,7 +162,11 @@ struct SinkDispatcherTests {
         let dispatcher = SinkDispatcher(
             sink: sink, retry: RetryPolicy(initialBackoffSeconds: 1, maxBackoffSeconds: 1, maxAttempts: 3),
             source: outbox, clock: clock, logger: Logger(label: "test"),
-            deadLetter: { event, attempts, error in dead.withLock { $0.append((event.id, attempts, error)) } })
+            deadLetter: { event, attempts, error in
+                // As a store does: stored, and out of the queue in the same step.
+                dead.withLock { $0.append((event.id, attempts, error)) }
+                await outbox.complete(event.id, sink: sink.name)
+            })
         let task = Task { await dispatcher.run() }
         for _ in 0..<2 {
             await clock.waitForSleepers(1)

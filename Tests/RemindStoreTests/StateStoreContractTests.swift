@@ -214,6 +214,26 @@ struct StateStoreContractTests {
         await store.close()
     }
 
+    /// Dead-lettering takes the event out of the sink's queue in the same step (the dispatcher
+    /// completes nothing after it), so a replay at once, as an operator quick on `remindctl
+    /// dead-letters replay` makes, puts it back for good.
+    @Test(arguments: StoreBackend.allCases)
+    func aReplayBeforeTheCompletionIsKept(_ backend: StoreBackend) async throws {
+        let store = try backend.open(policy: policy, sinks: ["file", "hook"], now: start).store
+        _ = try await report(store, "a", .whileInUse, at: 0)
+        let event = try #require(try await store.fireDue(now: start.addingTimeInterval(60)).events.first)
+        let claimed = try #require(await store.claimEvents(for: "hook", limit: 1).first)
+        #expect(claimed.id == event.id)
+        try await store.deadLetter(
+            DeadLetterRecord(event: claimed, sink: "hook", attempts: 3, lastError: "HTTP 503", deadLetteredAt: start))
+        #expect(await store.pendingEvents(for: "hook") == 0)
+        #expect(try await store.replayDeadLetters(ids: nil) == 1)
+        #expect(await store.pendingEvents(for: "hook") == 1)
+        #expect(await store.claimEvents(for: "hook", limit: 1).first?.id == event.id)
+        #expect(await store.pendingEvents(for: "file") == 1)
+        await store.close()
+    }
+
     /// A new policy moves every due time and the counts with it.
     @Test(arguments: StoreBackend.allCases)
     func newPolicyMovesDueTimes(_ backend: StoreBackend) async throws {
