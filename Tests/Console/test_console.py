@@ -73,7 +73,7 @@ def test_overview_figures_equal_the_status_answer(daemon, browser):
         raise AssertionError(f"overview differs from /v1/status (shown, API): {mismatches}") from None
     status = daemon.get("/v1/status", scope="read")
     assert status["deadLetters"] > 0 and status["pendingReminders"] > 0, "the fixture should make both non-zero"
-    assert {sink["name"] for sink in status["sinks"]} == {"file", "broken"}
+    assert {sink["name"] for sink in status["sinks"]} == {"file", "broken", "mail"}
     browser.assert_clean()
 
 
