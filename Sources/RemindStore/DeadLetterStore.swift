@@ -5,10 +5,10 @@ import RemindCore
 /// reference reading.
 ///
 /// Implementation requirements: `deadLetter` is durable before it returns, and takes the event
-/// out of the sink's queue in the same step (the dispatcher's `complete` that follows finds
-/// nothing to do): a replay right after it, before the dispatcher's completion, must find the
-/// event gone and queue it again, not find it still queued and lose it to that completion. A
-/// letter stored again is replaced, never doubled. `replayDeadLetters` moves letters back into
+/// out of the sink's queue in the same step (the dispatcher completes nothing after it): a
+/// replay right after it finds the event gone and queues it again. Stored first and completed
+/// after, a replay in between was undone by the completion and the event lost. A letter stored
+/// again is replaced, never doubled. `replayDeadLetters` moves letters back into
 /// their sinks' queues durably, behind the events already waiting, and a letter replayed is no
 /// longer listed.
 public protocol DeadLetterStore: Sendable {

@@ -148,7 +148,8 @@ struct StatsCommand: ParsableCommand {
     }
 
     /// Episodes of each kind with their resolution rate and its interval: `bySendTime`, `byChannel`.
-    static func printResolutions(_ heading: String, _ resolutions: [StatsReport.NamedResolution], _ terminal: Terminal) {
+    static func printResolutions(_ heading: String, _ resolutions: [StatsReport.NamedResolution], _ terminal: Terminal)
+    {
         terminal.line("")
         var table = Table(header: [heading, "EPISODES", "RESOLVED", "RATE", "95% CI"], rightAligned: [1, 2, 3])
         for resolution in resolutions {
@@ -161,13 +162,11 @@ struct StatsCommand: ParsableCommand {
     /// days on (docs/outcomes.md "Always kept").
     static func printKept(_ report: StatsReport, _ terminal: Terminal, time: TimeText) {
         if !report.funnel.byOpening.isEmpty {
-            terminal.line("")
-            var openings = Table(
-                header: ["OPENING", "EPISODES", "RESOLVED", "RATE", "95% CI"], rightAligned: [1, 2, 3])
-            for named in report.funnel.byOpening {
-                openings.append([named.name] + rateCells(named.sum.episodes, named.sum.resolved))
-            }
-            openings.print(terminal)
+            printResolutions(
+                "OPENING",
+                report.funnel.byOpening.map {
+                    StatsReport.NamedResolution(name: $0.name, episodes: $0.sum.episodes, resolved: $0.sum.resolved)
+                }, terminal)
         }
         guard let kept = report.alwaysKept else { return }
         terminal.line("")

@@ -72,8 +72,12 @@ struct FunnelTests {
         let bytes = outcome.jsonBytes
         #expect(try EpisodeOutcome(json: bytes) == outcome)
         let line = try #require(OutcomeLine(bytes[...]))
-        // A line without channels is an older one: its reminders took push.
-        #expect(line.marks == outcome.marks && line.marks == [.reminded, .opened, .asked, .shown, .accepted, .pushed])
+        // A line without channels is an older one: it marks none, and its reminders count as
+        // push, read either way.
+        #expect(line.marks == outcome.marks && line.marks == [.reminded, .opened, .asked, .shown, .accepted])
+        var legacy = FunnelAggregate()
+        legacy.add(line.marks, resolved: true)
+        #expect(legacy.channelEpisodes == [1, 0] && legacy.channelResolved == [1, 0])
         outcome.channels = [.fallback, .push]
         let both = try #require(OutcomeLine(outcome.jsonBytes[...]))
         #expect(both.marks == outcome.marks && both.marks.channels == [.fallback, .push])

@@ -41,7 +41,8 @@ public struct AlwaysKeptTally: Sendable {
         users += 1
         let history = record.history
         guard !history.isEmpty else { return }
-        let platform = ReportedPlatform(reported: record.platform).flatMap { ReportedPlatform.allCases.firstIndex(of: $0) }
+        let platform =
+            ReportedPlatform(reported: record.platform).flatMap { ReportedPlatform.allCases.firstIndex(of: $0) }
             .map { $0 + 1 } ?? 0
         let complete = history.count < historyMaxEntries
         // Oldest first.

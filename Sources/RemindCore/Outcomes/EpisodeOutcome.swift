@@ -67,17 +67,14 @@ public struct EpisodeOutcome: Sendable, Equatable, Hashable {
         channels = episode.funnelMarks.channels
     }
 
-    /// The funnel steps it reached (`FunnelMarks`): a held-out episode's reminders were never
-    /// sent.
+    /// The funnel steps it reached (`FunnelMarks`) and its channels: a held-out episode's
+    /// reminders were never sent. A line without `channels` marks none (`FunnelAggregate`
+    /// counts such a reminded episode as push).
     public var marks: FunnelMarks {
-        let reminded = reminders > 0 && group != Experiment.holdoutGroup
         var marks = FunnelMarks(
-            reminded: reminded, opened: opened, asks: asks, asksShown: asksShown, asksAccepted: asksAccepted)
-        if let channels {
-            for channel in channels { marks.insert(FunnelMarks(channel: channel)) }
-        } else if reminded {
-            marks.insert(.pushed)
-        }
+            reminded: reminders > 0 && group != Experiment.holdoutGroup, opened: opened, asks: asks,
+            asksShown: asksShown, asksAccepted: asksAccepted)
+        for channel in channels ?? [] { marks.insert(FunnelMarks(channel: channel)) }
         return marks
     }
 

@@ -70,8 +70,9 @@ public struct FunnelAggregate: Sendable, Equatable {
             notAccepted += 1
             if resolved { notAcceptedResolved += 1 }
         }
-        // Reminded with no channel marked: marks kept before channels were (a snapshot row, a
-        // database column), when every reminder took push.
+        // Reminded with no channel marked: marks kept before channels were (an outcome line, a
+        // snapshot row, a database column), when every reminder took push. The one place
+        // that says so.
         let marks =
             marks.isDisjoint(with: [.pushed, .fellBack]) && marks.contains(.reminded) ? marks.union(.pushed) : marks
         for (index, channel) in ReminderChannel.allCases.enumerated()

@@ -69,8 +69,8 @@ public struct OutcomeLine {
             marks = FunnelMarks(
                 reminded: false, opened: opened, asks: asks, asksShown: shown, asksAccepted: accepted)
         }
-        // The channels (absent from older lines, whose reminders all took push).
-        var channels: FunnelMarks?
+        // The channels (absent from older lines: `FunnelAggregate` counts theirs as push).
+        var channels: FunnelMarks = []
         if scanner.expect(#","channels":["#) {
             var found: FunnelMarks = []
             while scanner.expect("\""), let name = scanner.string() {
@@ -88,9 +88,9 @@ public struct OutcomeLine {
         self.closedAt = closed
         self.reminders = reminders
         if reminders > 0 && !group.elementsEqual(Experiment.holdoutGroup.utf8) {
-            marks.formUnion([.reminded, channels == nil ? .pushed : []])
+            marks.insert(.reminded)
         }
-        if let channels { marks.formUnion(channels) }
+        marks.formUnion(channels)
     }
 
     private static func date(_ bytes: ArraySlice<UInt8>) -> Date? {

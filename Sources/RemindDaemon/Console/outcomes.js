@@ -127,11 +127,7 @@ function keptView(stats) {
     if (openings.length) {
         parts.push(h('h2', { text: 'Always kept' }),
             h('h3', { text: 'Episodes by how they opened' }),
-            table(null, ['Opening', 'Episodes', 'Resolved', 'Rate', '95 % interval'],
-                openings.map(([name, r]) => [h('code', { text: name }),
-                    field(`byOpening.${name}.episodes`, count(r.episodes)), field(`byOpening.${name}.resolved`, count(r.resolved)),
-                    field(`byOpening.${name}.rate`, r.rate == null ? '—' : percent(r.rate), r.rate),
-                    ci({ resolutionRateCI95: r.rateCI95 }) || '—']), [1, 2, 3]));
+            resolutionTable('byOpening', 'Opening', openings, 'rate'));
     }
     const kept = stats.alwaysKept;
     if (!kept || typeof kept !== 'object') {
@@ -184,16 +180,16 @@ function allocationView(allocation) {
     ];
 }
 
-/** A table of `{name: {episodes, resolved, resolutionRate, resolutionRateCI95}}`: the send-time
- * arms, the channels. */
-function resolutionTable(key, heading, entries) {
+/** A table of `{name: {episodes, resolved, <rateKey>, <rateKey>CI95}}`: the send-time arms and
+ * the channels (`resolutionRate`), the openings (`rate`). */
+function resolutionTable(key, heading, entries, rateKey = 'resolutionRate') {
     return table(null, [heading, 'Episodes', 'Resolved', 'Rate', '95 % interval'],
         entries.map(([name, a]) => [
             h('code', { text: name }),
             field(`${key}.${name}.episodes`, count(a.episodes)),
             field(`${key}.${name}.resolved`, count(a.resolved)),
-            field(`${key}.${name}.resolutionRate`, percent(a.resolutionRate), a.resolutionRate),
-            ci(a) || '—',
+            field(`${key}.${name}.${rateKey}`, percent(a[rateKey]), a[rateKey]),
+            ci({ resolutionRateCI95: a[`${rateKey}CI95`] }) || '—',
         ]), [1, 2, 3]);
 }
 
