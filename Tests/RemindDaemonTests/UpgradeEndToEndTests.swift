@@ -11,7 +11,8 @@ import Testing
 /// The fixtures are made by the release itself: `REMINDD_MAKE_UPGRADE_FIXTURE=<release>` runs
 /// `makeTheFixtureOfThisRelease`, which reports a set of users through the real binary, lets
 /// reminders fire (one sink delivers, a dead webhook dead-letters), closes an episode, stops
-/// the daemon cleanly and copies what it left. They are kept: a later release that changes a
+/// the daemon cleanly and copies what it left (and, for the files backend, what a `kill -9`
+/// left before that stop). They are kept: a later release that changes a
 /// format must still start on them.
 @Suite(.ownThread, .serialized)
 struct UpgradeEndToEndTests {
@@ -86,11 +87,20 @@ struct UpgradeEndToEndTests {
         guard status == 0 else { throw POSIXError(.EIO) }
     }
 
-    @Test(.filesBackendOnly, arguments: releases())
-    func theFilesOfARelease(_ release: String) throws {
+    /// The release's state directories: after a clean stop (`state`), and, from releases whose
+    /// fixture has one, after a `kill -9` with the last changes in the log alone (`state-killed`).
+    static func stateDirectories() -> [(String, String)] {
+        releases().flatMap { release in
+            ["state", "state-killed"].filter { FileManager.default.fileExists(atPath: "\(fixtures)/\(release)/\($0)") }
+                .map { (release, $0) }
+        }
+    }
+
+    @Test(.filesBackendOnly, arguments: stateDirectories())
+    func theFilesOfARelease(_ release: String, _ state: String) throws {
         let expected = try Self.expected(release, "files")
         let daemon = try DaemonProcess(configuration: Self.configuration(delay: 315_360_000), extraSinks: Self.deadHook)
-        try Self.copy("\(Self.fixtures)/\(release)/state", to: daemon.stateDirectory)
+        try Self.copy("\(Self.fixtures)/\(release)/\(state)", to: daemon.stateDirectory)
         try daemon.start()
         let answers = try Self.answers(daemon)
         for path in Self.paths { #expect(Self.alike(expected[path], answers[path]), "\(path): \(answers[path] ?? "")") }
@@ -158,7 +168,16 @@ struct UpgradeEndToEndTests {
                 Self.configuration(delay: 315_360_000) + storage, extraSinks: Self.deadHook)
             try daemon.start()
             try daemon.report("u-pending", location)
+            try daemon.report("u-denied", #"{"location":"whileInUse","notifications":"denied"}"#)
             let answers = try Self.answers(daemon)
+            if database == nil {
+                // A crash leaves these changes in the log alone, in the release's log format:
+                // the upgrade must replay them.
+                _ = daemon.stop(signal: SIGKILL)
+                try Self.copy(daemon.stateDirectory, to: "\(target)/state-killed")
+                try daemon.start()
+                #expect(try Self.answers(daemon) == answers)
+            }
             #expect(daemon.stop() == 0)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
