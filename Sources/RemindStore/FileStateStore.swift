@@ -258,26 +258,23 @@ public actor FileStateStore: PartitionableStore {
         await withCheckedContinuation { tickets.waitUntilApplied(upTo: ticket, $0) }
     }
 
-    /// The log line for a changed record, which takes the next revision: a `change` (the
-    /// delta from `base`) for a user known before, else a `put` of the whole record, whose
-    /// encoding comes back too (for the checkpoint to write).
+    /// The log line for a changed record, which takes the next revision: a `change`, the delta
+    /// from `base` (from nothing for a new user). When the delta keeps nothing of `base` (a new
+    /// user, a short history) its bytes are the user file's, and come back for the checkpoint
+    /// to write as they are.
     ///
     /// A delta keeps the log's bytes in proportion to the change, not to the history: a user
-    /// with a long history cost a line of kilobytes per change as a `put`. A record hardly
-    /// larger than its delta is logged whole (`RecordDelta.isWorthwhile`).
+    /// with a long history cost a line of kilobytes per change when each logged its record.
     func logLine(
         _ record: inout UserRecord, after base: UserRecord?, events: [Outbox.Routed],
         outcomes: [EpisodeOutcome] = []
     ) -> (line: [UInt8], json: [UInt8]?) {
-        record.revision = (base?.revision ?? record.revision) + 1
-        if let base {
-            let delta = RecordDelta(from: base, to: record)
-            if delta.isWorthwhile {
-                return (LogEntry.change(delta, events: events, outcomes: outcomes).line, nil)
-            }
-        }
-        let json = record.jsonBytes
-        return (LogEntry.recordLine("put", json: json, events: events, outcomes: outcomes), json)
+        record.revision = (base?.revision ?? 0) + 1
+        let delta = RecordDelta(from: base, to: record)
+        let json = delta.jsonBytes
+        return (
+            LogEntry.recordLine("change", json: json, events: events, outcomes: outcomes), delta.isWhole ? json : nil
+        )
     }
 
     /// The path of a user's file, for tests and support.

@@ -3,12 +3,14 @@ import RemindCore
 
 /// One line of the write-ahead log.
 ///
-/// - `{"op":"put","record":{…},"events":[{"sinks":[…],"event":{…}}],"outcomes":[{…}]}`: a
-///   user's whole record after a change, with the events the change produced and the episodes
-///   it closed (docs/outcomes.md): one line, so a crash keeps all or none.
-/// - `{"op":"change","record":{…},"events":[…],"outcomes":[…]}`: a change to a user known
-///   before, as a `RecordDelta` (the record's members in the file's format, but only the new
-///   newest history entries and episodes, with `historyKeep` and `episodesKeep` for the rest).
+/// - `{"op":"change","record":{…},"events":[{"sinks":[…],"event":{…}}],"outcomes":[{…}]}`: a
+///   change to a user, as a `RecordDelta` (the record's members in the file's format, but only
+///   the new newest history entries and episodes, with `historyKeep` and `episodesKeep` for the
+///   rest; a new user's first change keeps nothing), with the events the change produced and
+///   the episodes it closed (docs/outcomes.md): one line, so a crash keeps all or none.
+/// - `{"op":"put","record":{…},"events":[]}`: a user's whole record, as `remindd migrate`
+///   brings it from another store (a transfer, not a change). Releases before every change was
+///   a delta wrote it for changes too, with events and outcomes; replay still reads those.
 /// - `{"op":"delete","userID":"…","outcome":{…}}`: the user was forgotten (with the outcome of
 ///   the episode that was open, if one was).
 /// - `{"op":"ack","id":"…","sink":"…"}`: a sink is done with an event.

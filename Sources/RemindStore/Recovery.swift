@@ -185,7 +185,7 @@ enum Recovery {
     /// a new user's of the same ID.
     private static func apply(_ delta: RecordDelta, to recovered: inout Recovered, files: UserFiles) {
         let userID = delta.userID
-        var base: UserRecord
+        var base: UserRecord?
         if let replayed = recovered.records[userID] {
             base = replayed
         } else {
@@ -193,6 +193,9 @@ enum Recovery {
             switch (try? files.read(userID)) ?? .missing {
             case .record(let read):
                 base = read
+            case .missing where delta.revision == 1:
+                // A new user's first change: nothing to apply it to, and nothing needed.
+                base = nil
             case .missing:
                 recovered.unapplied[userID] = "the log holds revision \(delta.revision) of a user whose file is missing"
                 return
@@ -205,13 +208,16 @@ enum Recovery {
                 recovered.repeats[userID] = nil
                 return
             }
-            guard base.revision < delta.revision else { return }
-            for change in recovered.fires[userID] ?? [] { base.apply(change) }
+            if let file = base {
+                guard file.revision < delta.revision else { return }
+                for change in recovered.fires[userID] ?? [] { base?.apply(change) }
+            }
         }
         guard let record = delta.applied(to: base) else {
-            if base.revision < delta.revision {
+            let revision = base?.revision ?? 0
+            if revision < delta.revision {
                 recovered.unapplied[userID] =
-                    "the log's change of revision \(delta.revision) does not follow revision \(base.revision)"
+                    "the log's change of revision \(delta.revision) does not follow revision \(revision)"
             }
             return
         }

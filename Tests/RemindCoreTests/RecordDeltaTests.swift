@@ -90,8 +90,8 @@ struct RecordDeltaTests {
         #expect(delta.keep == 1..<3 && delta.episodesKeep == 1..<2)
         let good = String(decoding: delta.jsonBytes, as: UTF8.self)
         for (from, to, field) in [
-            (#","historyKeep":{"from":1,"count":2}"#, "", "historyKeep"),
-            (#","episodesKeep":{"from":1,"count":1}"#, "", "episodesKeep"),
+            (#""historyKeep":{"from":1,"count":2}"#, #""historyKeep":{"from":1}"#, "historyKeep"),
+            (#""episodesKeep":{"from":1,"count":1}"#, #""episodesKeep":[1]"#, "episodesKeep"),
             (#""revision":4,"#, "", "revision"),
             (#""revision":4"#, #""revision":-1"#, "revision"),
             (#""historyKeep":{"from":1,"count":2}"#, #""historyKeep":{"from":1,"count":"x"}"#, "historyKeep.count"),

@@ -90,7 +90,9 @@ struct ChangeLogTests {
         for offset in 1...5 {
             let at = start + .seconds(600 + 10 * offset)
             let repeated = PermissionReport(location: .whileInUse, notifications: .authorized, observedAt: at)
-            #expect(RepeatCriterion(try #require(try await store.record(userID)))?.isRepeat(repeated, receivedAt: at) == true)
+            #expect(
+                RepeatCriterion(try #require(try await store.record(userID)))?.isRepeat(repeated, receivedAt: at)
+                    == true)
             repeats.add(repeated, receivedAt: at)
         }
         _ = try await store.storeReport(report(11), for: userID, receivedAt: start + .seconds(660), after: repeats)
@@ -147,9 +149,11 @@ struct ChangeLogTests {
         try await send(10..<13, to: store)
         #expect(try await store.delete(userID, at: start + .seconds(60 * 13)))
         try await send(14..<16, to: store)
-        // The new user's file (revision 2) is written; the log still holds the old one's 11 to 13.
+        // The new user's file (revision 2) is written; the log still holds the old one's 11 to 13,
+        // and the new one's first two changes (the first from nothing, replayed once the
+        // delete took the file away again).
         try await store.checkpoint(snapshot: false)
-        #expect(try loggedChanges(fixture.directory).map(\.delta.revision) == [11, 12, 13])
+        #expect(try loggedChanges(fixture.directory).map(\.delta.revision) == [11, 12, 13, 1, 2])
         let live = try #require(try await store.record(userID))
         #expect(live.revision == 2)
         let crashed = try fixture.crashCopy()

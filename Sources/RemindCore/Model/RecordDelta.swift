@@ -15,6 +15,11 @@
 /// The kept ranges never include the newest element of the previous revision: repeats answered
 /// from memory (`PendingRepeats`) change only the newest history entry and the small members,
 /// so a delta carries them to the log even when the previous revision's file lacks them.
+///
+/// A new user's first change is a delta from nothing (revision 0): it keeps nothing, and its
+/// encoding is then the user file's own bytes, which the checkpoint writes as they are. Every
+/// change is logged as a delta, whatever the history's length: the log's line costs what the
+/// change did, and the user's file is encoded once per checkpoint however many changes it had.
 public struct RecordDelta: Sendable, Equatable {
     /// The record after the change, with only the new newest history entries and episodes.
     public private(set) var partial: UserRecord
@@ -27,11 +32,14 @@ public struct RecordDelta: Sendable, Equatable {
     /// The revision this change made; it applies to `revision - 1`.
     public var revision: Int { partial.revision }
 
-    /// The change from `base` to `record` (whose revision must be the next one).
-    public init(from base: UserRecord, to record: UserRecord) {
-        precondition(record.revision == base.revision + 1 && record.userID == base.userID, "the next revision")
-        let history = Self.split(record.history, after: base.history)
-        let episodes = Self.split(record.episodes, after: base.episodes)
+    /// The change from `base` to `record` (whose revision must be the next one); from nothing
+    /// (`base` nil) for a user's first record, of revision 1.
+    public init(from base: UserRecord?, to record: UserRecord) {
+        precondition(
+            record.revision == (base?.revision ?? 0) + 1 && (base == nil || record.userID == base?.userID),
+            "the next revision")
+        let history = Self.split(record.history, after: base?.history ?? [])
+        let episodes = Self.split(record.episodes, after: base?.episodes ?? [])
         var partial = record
         partial.history = Array(record.history[..<history.prefix])
         partial.episodes = Array(record.episodes[..<episodes.prefix])
@@ -44,17 +52,16 @@ public struct RecordDelta: Sendable, Equatable {
         self.episodesKeep = episodesKeep
     }
 
-    /// Whether the delta is worth logging instead of the whole record: it spares the encoding
-    /// of at least `worthwhileKept` elements. A short record's delta is nearly the record, and
-    /// the whole record's encoding serves the checkpoint too (`make bench` W1b: logging deltas
-    /// of two- or three-entry histories cost about 5 µs more CPU per change than whole records).
-    public var isWorthwhile: Bool { keep.count + episodesKeep.count >= Self.worthwhileKept }
-
-    public static let worthwhileKept = 4
+    /// Whether the delta keeps nothing of the revision before: its encoding is then the whole
+    /// record's, byte for byte (`jsonBytes`).
+    public var isWhole: Bool { keep.isEmpty && episodesKeep.isEmpty }
 
     /// The record after the change, or nil when `base` is not the revision before it (or lacks
     /// the kept ranges: then it is not that revision either).
-    public func applied(to base: UserRecord) -> UserRecord? {
+    ///
+    /// Applied to nothing (`base` nil: the user has no record), only a first record follows.
+    public func applied(to base: UserRecord?) -> UserRecord? {
+        guard let base else { return revision == 1 && isWhole ? partial : nil }
         guard base.revision == revision - 1, base.userID == userID, keep.upperBound <= base.history.count,
             episodesKeep.upperBound <= base.episodes.count
         else { return nil }
@@ -91,10 +98,11 @@ public struct RecordDelta: Sendable, Equatable {
 
     // MARK: - Log encoding
 
-    /// The partial record in the user file's format, with `historyKeep` and `episodesKeep`.
-    public var jsonBytes: [UInt8] { partial.encoded(keep: (keep, episodesKeep)) }
+    /// The partial record in the user file's format, with `historyKeep` and `episodesKeep`
+    /// where they keep anything: a delta that keeps nothing is the record's file, byte for byte.
+    public var jsonBytes: [UInt8] { partial.encoded(keep: isWhole ? nil : (keep, episodesKeep)) }
 
-    /// Reads what `jsonBytes` wrote; errors name the member.
+    /// Reads what `jsonBytes` wrote (an absent range keeps nothing); errors name the member.
     public init(object: JSONObject) throws(ValidationError) {
         let partial = try UserRecord(object: object)
         guard partial.revision > 0 else {
@@ -107,9 +115,7 @@ public struct RecordDelta: Sendable, Equatable {
     }
 
     private static func range(_ reader: inout JSONObjectReader, _ key: String) throws(ValidationError) -> Range<Int> {
-        guard let object = try reader.object(key) else {
-            throw ValidationError(field: key, reason: "is required")
-        }
+        guard let object = try reader.object(key) else { return 0..<0 }
         var range = JSONObjectReader(object, path: key)
         guard let from = try range.integer("from", in: 0...Int64(Int32.max)),
             let count = try range.integer("count", in: 0...Int64(Int32.max))
