@@ -50,7 +50,8 @@ extension FileStateStore {
         let files = self.files
         if !batch.isEmpty {
             try await io.runBlocking { () throws(StoreError) in
-                try files.writeAll(batch.map { ($0.record.userID, $0.json ?? $0.record.jsonBytes) })
+                try files.writeAll(
+                    batch.map { ($0.record.userID, $0.json ?? $0.record.jsonBytes, $0.fresh) })
             }
         }
         cache.markWritten(batch)

@@ -95,7 +95,7 @@ extension FileStateStore {
                     try userIDs.map { userID throws(StoreError) in try files.read(userID) }
                 }
             results = try await io.runBlocking { () throws(StoreError) in
-                var writes: [(userID: UserID, json: [UInt8])] = []
+                var writes: [(userID: UserID, json: [UInt8], fresh: Bool)] = []
                 var results: [(UserID, UserFiles.ReadResult?, Date?)] = []
                 for ((userID, pending, fires), read) in zip(jobs, reads) {
                     guard case .record(var record) = read else {
@@ -104,7 +104,7 @@ extension FileStateStore {
                     }
                     for change in fires { record.apply(change) }
                     if let pending { record.fold(pending) }
-                    writes.append((userID, record.jsonBytes))
+                    writes.append((userID, record.jsonBytes, false))
                     results.append((userID, nil, record.lastReportAt))
                 }
                 try files.writeAll(writes)

@@ -11,6 +11,8 @@ struct RecordCache {
     private var records: [UserID: UserRecord] = [:]
     private var dirty: [UserID: UInt64] = [:]
     private var encoded: [UserID: [UInt8]] = [:]
+    /// Dirty users whose file was never written: a new user's first record.
+    private var fresh = Set<UserID>()
     private var version: UInt64 = 0
 
     /// A dirty record ready to be written, as of `version`.
@@ -18,6 +20,8 @@ struct RecordCache {
         var record: UserRecord
         var version: UInt64
         var json: [UInt8]?
+        /// No file of the user's exists yet: the checkpoint renames theirs into place.
+        var fresh: Bool
     }
 
     init(capacity: Int) {
@@ -38,6 +42,9 @@ struct RecordCache {
 
     /// A record newer than its file (a durable change, or one replayed from the log).
     mutating func install(_ record: UserRecord, encoded json: [UInt8]? = nil) {
+        // A first revision not read from a file (a known user's record is in memory before
+        // their change) has none yet.
+        if record.revision == 1 && records[record.userID] == nil { fresh.insert(record.userID) }
         version += 1
         records[record.userID] = record
         dirty[record.userID] = version
@@ -45,6 +52,7 @@ struct RecordCache {
     }
 
     mutating func remove(_ userID: UserID) {
+        fresh.remove(userID)
         records[userID] = nil
         dirty[userID] = nil
         encoded[userID] = nil
@@ -53,12 +61,18 @@ struct RecordCache {
     /// Every dirty record, for a checkpoint.
     var pending: [Pending] {
         dirty.compactMap { userID, version in
-            records[userID].map { Pending(record: $0, version: version, json: encoded[userID]) }
+            records[userID].map {
+                Pending(record: $0, version: version, json: encoded[userID], fresh: fresh.contains(userID))
+            }
         }
     }
 
     /// The records of `written` are on disk: each is clean unless it changed meanwhile.
     mutating func markWritten(_ written: [Pending]) {
+        for entry in written {
+            // Written: the next write swaps with the file, changed meanwhile or not.
+            fresh.remove(entry.record.userID)
+        }
         for entry in written where dirty[entry.record.userID] == entry.version {
             dirty[entry.record.userID] = nil
             encoded[entry.record.userID] = nil

@@ -18,7 +18,10 @@ extension UserFiles {
     /// synchronously, and allocating scans past every inode freed in the last minute, which
     /// took a third of the daemon's CPU under a steady report load (`make bench` W1). The
     /// pool is cleared at start-up with the rest of `tmp/`.
-    func writeAll(_ records: [(userID: UserID, json: [UInt8])]) throws(StoreError) {
+    ///
+    /// A user's first file (`fresh`: no revision of theirs was ever written) is renamed into
+    /// its shard, made once (`makeShard`), without trying the exchange first.
+    func writeAll(_ records: [(userID: UserID, json: [UInt8], fresh: Bool)]) throws(StoreError) {
         // A small batch (a steady load) is made durable file by file, in chunks whose writeback
         // starts together: a `syncfs` stalls every other fsync on the file system (the log's,
         // the sinks') for 50–140 ms. A large one (a burst, the shutdown checkpoint) takes one
@@ -32,12 +35,14 @@ extension UserFiles {
 
     static let poolSize = 4096
 
-    private func writeRound(_ records: ArraySlice<(userID: UserID, json: [UInt8])>, eachFile: Bool) throws(StoreError) {
-        var staged: [(temporary: String, final: String)] = []
+    private func writeRound(
+        _ records: ArraySlice<(userID: UserID, json: [UInt8], fresh: Bool)>, eachFile: Bool
+    ) throws(StoreError) {
+        var staged: [(temporary: String, final: String, userID: UserID, fresh: Bool)] = []
         staged.reserveCapacity(records.count)
         defer {
             // Whatever was not swapped in (an error part way) must not linger.
-            for (temporary, _) in staged { unlink(temporary) }
+            for (temporary, _, _, _) in staged { unlink(temporary) }
         }
         let chunk = 256
         var open: [Int32] = []
@@ -47,7 +52,7 @@ extension UserFiles {
             // No O_TRUNC: rewriting the slot's blocks in place frees and allocates nothing.
             let fd = try FileIO.open(temporary, O_WRONLY | O_CREAT)
             open.append(fd)
-            staged.append((temporary, path(for: record.userID)))
+            staged.append((temporary, path(for: record.userID), record.userID, record.fresh))
             let bytes = record.json
             try FileIO.writeAll(fd, bytes, path: temporary)
             guard ftruncate(fd, off_t(bytes.count)) == 0 else { throw .io("ftruncate", temporary) }
@@ -61,17 +66,24 @@ extension UserFiles {
             }
         }
         if !eachFile { try FileIO.syncFileSystem(directory) }
-        while let (temporary, final) = staged.last {
-            if remindsys_rename_exchange(temporary, final) != 0 {
-                // A new user (no file to swap with), or a file system without the call.
+        while let (temporary, final, userID, fresh) = staged.last {
+            if fresh {
+                try makeShard(of: userID)
+            } else if remindsys_rename_exchange(temporary, final) == 0 {
+                staged.removeLast()
+                continue
+            } else {
+                // No file to swap with after all (a user whose file was removed), or a file
+                // system without the call.
                 guard errno == ENOENT || errno == EINVAL || errno == ENOSYS else { throw .io("rename", final) }
-                if rename(temporary, final) != 0 {
-                    guard errno == ENOENT else { throw .io("rename", final) }
-                    // The shard directories are created on first use.
-                    let parent = String(final[..<final.lastIndex(of: "/")!])
-                    try FileIO.makeDirectories(parent)
-                    guard rename(temporary, final) == 0 else { throw .io("rename", final) }
-                }
+                try makeShard(of: userID)
+            }
+            if rename(temporary, final) != 0 {
+                guard errno == ENOENT else { throw .io("rename", final) }
+                // The shard was removed behind our back: made again.
+                shards.remove(userID.shardIndex)
+                try makeShard(of: userID)
+                guard rename(temporary, final) == 0 else { throw .io("rename", final) }
             }
             staged.removeLast()
         }

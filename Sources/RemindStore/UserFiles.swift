@@ -14,6 +14,8 @@ public struct UserFiles: Sendable {
     static let usersDirectoryName = "users"
 
     public let directory: String
+    /// The shard directories known to exist.
+    let shards = ShardDirectories()
     var usersDirectory: String { directory + "/" + Self.usersDirectoryName }
     var temporaryDirectory: String { directory + "/tmp" }
     public var quarantineDirectory: String { directory + "/quarantine" }
@@ -29,7 +31,24 @@ public struct UserFiles: Sendable {
         }
         let leftovers = FileIO.list(temporaryDirectory)
         for name in leftovers { unlink(temporaryDirectory + "/" + name) }
+        for first in FileIO.list(usersDirectory) {
+            for second in FileIO.list("\(usersDirectory)/\(first)") {
+                if let index = ShardDirectories.index(first, second) { shards.insert(index) }
+            }
+        }
         return leftovers.count
+    }
+
+    /// Makes the shard directory of `userID`'s file unless it is known to exist: once per shard.
+    func makeShard(of userID: UserID) throws(StoreError) {
+        let index = userID.shardIndex
+        guard !shards.contains(index) else { return }
+        let (first, second) = userID.shard
+        for path in ["\(usersDirectory)/\(first)", "\(usersDirectory)/\(first)/\(second)"]
+        where mkdir(path, 0o750) != 0 && errno != EEXIST {
+            throw .io("mkdir", path)
+        }
+        shards.insert(index)
     }
 
     public func path(for userID: UserID) -> String {
@@ -47,7 +66,8 @@ public struct UserFiles: Sendable {
             try FileIO.replaceFile(path, with: record.jsonBytes, temporaryPath: temporary, durable: durable)
         } catch let error where !error.isDiskFull && FileIO.exists(path) == false {
             // The shard directories are created on first use.
-            try FileIO.makeDirectories("\(usersDirectory)/\(first)/\(second)")
+            shards.remove(record.userID.shardIndex)
+            try makeShard(of: record.userID)
             try FileIO.replaceFile(path, with: record.jsonBytes, temporaryPath: temporary, durable: durable)
         }
     }

@@ -120,6 +120,9 @@ public struct UserID: Sendable, Hashable, Comparable, CustomStringConvertible {
         return (byteHex(hash >> 56), byteHex(hash >> 48))
     }
 
+    /// The shard as one number, `0xabcd` for `ab/cd`.
+    public var shardIndex: Int { Int(StableHash.mixed(rawValue) >> 48 & 0xFFFF) }
+
     public var description: String { rawValue }
 
     public static func < (lhs: UserID, rhs: UserID) -> Bool { lhs.rawValue < rhs.rawValue }
