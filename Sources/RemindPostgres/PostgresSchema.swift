@@ -230,6 +230,8 @@ enum PostgresSchema {
     /// Brings the schema to the newest version; returns the versions applied now.
     static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
         try await client.withTransaction(logger: logger) { connection in
+            // Another instance may be upgrading every row meanwhile, and so may this one.
+            try await connection.setTransactionTimeout(nil, logger: logger)
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(\(lockSpace), \(migrationLock))", logger: logger)
             try await connection.query(

@@ -62,16 +62,18 @@ extension PostgresStateStore {
     /// `database` around one transaction: committed when `body` returns, rolled back when it
     /// throws; `readOnlySnapshot` for reads that must agree with each other.
     ///
-    /// The server is told how long this instance waits (`statement_timeout`, for this
-    /// transaction): a statement given up on here would otherwise run on there, and it did. A
-    /// claim that took longer than a request waits was sent again while the first still ran;
-    /// their snapshots kept vacuum from removing the rows delivered meanwhile, which made each
-    /// following claim slower, until dozens ran for minutes at once.
+    /// The server knows how long this instance waits (`statement_timeout`: the operation
+    /// timeout, a startup parameter of every connection, `StatementTimeout`; a transaction
+    /// given a timeout of its own sets that for itself): a statement given up on here would
+    /// otherwise run on there, and it did. A claim that took longer than a request waits was
+    /// sent again while the first still ran; their snapshots kept vacuum from removing the
+    /// rows delivered meanwhile, which made each following claim slower, until dozens ran for
+    /// minutes at once.
     func transaction<T: Sendable>(
         timeout: Duration? = nil, readOnlySnapshot: Bool = false,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let milliseconds = String(Int((timeout ?? options.operationTimeout) / .milliseconds(1)))
+        let own = timeout.flatMap { $0 == options.operationTimeout ? nil : $0 }
         return try await database(timeout: timeout) {
             try await self.client.withTransaction(logger: self.logger) { connection in
                 if readOnlySnapshot {
@@ -79,8 +81,7 @@ extension PostgresStateStore {
                     try await connection.query(
                         "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: self.logger)
                 }
-                try await connection.query(
-                    "SELECT set_config('statement_timeout', \(milliseconds), true)", logger: self.logger)
+                if let own { try await connection.setTransactionTimeout(own, logger: self.logger) }
                 return try await body(connection)
             }
         }

@@ -143,21 +143,27 @@ extension PostgresStateStore {
         let fingerprint = ScheduleColumns.fingerprint(policy)
         let started = daemonStartedAt
         let logger = self.logger
+        // Waiting for the lock lasts as long as another instance's recompute; each batch after
+        // it is short, but a million users' are not.
         try await client.withConnection { connection in
-            try await connection.query(
-                "SELECT pg_advisory_lock(\(PostgresSchema.lockSpace), \(PostgresSchema.recomputeLock))", logger: logger)
-            do {
-                try await Self.recompute(
-                    on: connection, policy: policy, fingerprint: fingerprint, daemonStartedAt: started, logger: logger)
-            } catch {
-                _ = try? await connection.query(
+            try await connection.withoutStatementTimeout(logger: logger) {
+                try await connection.query(
+                    "SELECT pg_advisory_lock(\(PostgresSchema.lockSpace), \(PostgresSchema.recomputeLock))",
+                    logger: logger)
+                do {
+                    try await Self.recompute(
+                        on: connection, policy: policy, fingerprint: fingerprint, daemonStartedAt: started,
+                        logger: logger)
+                } catch {
+                    _ = try? await connection.query(
+                        "SELECT pg_advisory_unlock(\(PostgresSchema.lockSpace), \(PostgresSchema.recomputeLock))",
+                        logger: logger)
+                    throw error
+                }
+                try await connection.query(
                     "SELECT pg_advisory_unlock(\(PostgresSchema.lockSpace), \(PostgresSchema.recomputeLock))",
                     logger: logger)
-                throw error
             }
-            try await connection.query(
-                "SELECT pg_advisory_unlock(\(PostgresSchema.lockSpace), \(PostgresSchema.recomputeLock))",
-                logger: logger)
         }
     }
 

@@ -129,6 +129,8 @@ public final class PostgresStateStore: StateStore, Service {
     ) {
         var client = options.client
         client.options.maximumConnections = max(client.options.maximumConnections, 2)
+        client.options.additionalStartupParameters = StatementTimeout.startupParameters(
+            client.options.additionalStartupParameters, limit: options.operationTimeout)
         self.options = options
         self.clientConfiguration = client
         let first = Pool(PostgresClient(configuration: client, backgroundLogger: logger))
