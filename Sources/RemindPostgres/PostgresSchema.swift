@@ -220,6 +220,9 @@ enum PostgresSchema {
             GROUP BY day, grp, reason, platform
             """,
         ],
+        // The document as remindd wrote it: nothing reads it with jsonb's operators, and as
+        // jsonb the server parsed every change's document and printed it again for every read.
+        ["ALTER TABLE remindd_users ALTER COLUMN doc TYPE text USING doc::text"],
     ]
 
     /// SQL naming the statistics' platform (`ReportedPlatform`) of a reported platform string.

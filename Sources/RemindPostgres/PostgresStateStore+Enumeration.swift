@@ -32,7 +32,7 @@ extension PostgresStateStore {
     private func userRows(after cursor: String, limit: Int) async throws -> [(String, String)] {
         let rows = try await client.query(
             """
-            SELECT user_id, doc::text FROM remindd_users WHERE user_id COLLATE "C" > \(cursor)
+            SELECT user_id, doc FROM remindd_users WHERE user_id COLLATE "C" > \(cursor)
             ORDER BY user_id COLLATE "C" LIMIT \(limit)
             """, logger: logger)
         var found: [(String, String)] = []

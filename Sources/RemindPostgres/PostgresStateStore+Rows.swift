@@ -19,7 +19,7 @@ extension PostgresStateStore {
 
     func loadRecord(_ userID: UserID, on client: PostgresClient) async throws -> UserRecord? {
         let rows = try await client.query(
-            "SELECT doc::text FROM remindd_users WHERE user_id = \(userID.rawValue)", logger: logger)
+            "SELECT doc FROM remindd_users WHERE user_id = \(userID.rawValue)", logger: logger)
         var record: UserRecord?
         for try await text in rows.decode(String.self) {
             do {
@@ -43,7 +43,7 @@ extension PostgresStateStore {
         guard !userIDs.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
-            SELECT user_id, doc::text, wake_at, \(unescaped: Self.countedColumns) FROM remindd_users
+            SELECT user_id, doc, wake_at, \(unescaped: Self.countedColumns) FROM remindd_users
             WHERE user_id = ANY(\(userIDs.map(\.rawValue))) FOR UPDATE
             """, logger: logger)
         var found: [(String, String, Date?, CountedColumns)] = []
@@ -127,7 +127,7 @@ extension PostgresStateStore {
             """
             INSERT INTO remindd_users AS u (user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions,
                 episode_started_at, episode_group, episode_reason, active_hour, platform, episode_marks, episode_opening)
-            SELECT c.user_id, c.doc::jsonb,
+            SELECT c.user_id, c.doc,
                 CASE WHEN c.wake_at < 0 THEN NULL ELSE to_timestamp(c.wake_at) END,
                 CASE WHEN c.reminder_at < 0 THEN NULL ELSE to_timestamp(c.reminder_at) END,
                 c.next_sequence, c.reason, c.conditions,

@@ -32,7 +32,7 @@ extension PostgresStateStore {
         let summary = try await transaction { connection -> FireSummary in
             let rows = try await connection.query(
                 """
-                SELECT user_id, doc::text, \(unescaped: Self.countedColumns) FROM remindd_users
+                SELECT user_id, doc, \(unescaped: Self.countedColumns) FROM remindd_users
                 WHERE wake_at <= \(now) ORDER BY wake_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 """, logger: self.logger)
             var due: [(UserID, String)] = []
@@ -184,7 +184,7 @@ extension PostgresStateStore {
             let (count, last) = try await connection.withTransaction(logger: logger) { connection -> (Int, String?) in
                 let rows = try await connection.query(
                     """
-                    SELECT user_id, doc::text, reminder_at IS NOT NULL FROM remindd_users WHERE user_id > \(after)
+                    SELECT user_id, doc, reminder_at IS NOT NULL FROM remindd_users WHERE user_id > \(after)
                     ORDER BY user_id LIMIT 1000 FOR UPDATE
                     """, logger: logger)
                 var batch: [(String, String, Bool)] = []

@@ -242,7 +242,7 @@ public final class PostgresStateStore: StateStore, Service {
             let rows = try await connection.query(
                 """
                 DELETE FROM remindd_users WHERE user_id = \(userID.rawValue)
-                RETURNING doc::text, \(unescaped: Self.countedColumns)
+                RETURNING doc, \(unescaped: Self.countedColumns)
                 """, logger: self.logger)
             var document: String?
             var counts = CounterDeltas()

@@ -106,6 +106,8 @@ public struct PushSink: EventSink {
             metrics.record(.rerouted)
             return .skipped(reason: "fallback")
         case .notPending:
+            // The episode closed meanwhile: skipped as any reminder to an unreachable user is.
+            metrics.record(.unreachable)
             return .skipped(reason: "unreachable")
         case .addressChanged:
             metrics.record(.retried)

@@ -174,6 +174,22 @@ struct APNsSinkTests {
         }
     }
 
+    /// With a fallback sink, a dead token's reminder whose episode is no longer pending (the
+    /// user fixed the setting meanwhile) goes nowhere, and counts as any unreachable skip.
+    @Test func aDeadTokensReminderNoLongerPendingCountsAsUnreachable() async throws {
+        let channels = ChannelConfiguration(pushSinks: ["apns": .apns], fallbackSinks: ["mail"])
+        let harness = try PushHarness(
+            sinks: ["apns", "mail"], policy: ReminderPolicy(configuration: PolicyConfiguration(channels: channels)))
+        try await harness.report("u-1", push: .set(PushAddress(service: .apns, token: Self.token)))
+        harness.server.respond { _ in .apns(410, "Unregistered") }
+        try await harness.withAPNsSink { (sink: PushSink) async throws in
+            // The store never sent this reminder: nothing to hand to the fallback.
+            #expect(try await sink.deliver(PushHarness.reminder("u-1")) == .skipped(reason: "unreachable"))
+            #expect(sink.metrics.snapshot[.unreachable] == 1)
+            #expect(sink.metrics.snapshot[.rerouted] == nil || sink.metrics.snapshot[.rerouted] == 0)
+        }
+    }
+
     /// 429, 500 and 503 are retried, honouring `Retry-After`; other 4xx are permanent.
     @Test(arguments: [
         (429, "TooManyRequests", true), (500, "InternalServerError", true), (503, "ServiceUnavailable", true),

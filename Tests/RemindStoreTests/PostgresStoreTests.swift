@@ -41,13 +41,15 @@ struct PostgresStoreTests {
     }
 
     /// Concurrent reports share transactions (group commit): every one is stored, a user's in
-    /// arrival order, with one history entry per change; a row the server will not take (jsonb
-    /// holds no NUL character) refuses only its own report, and the others of its batch stand.
+    /// arrival order, with one history entry per change; a row the server will not take (here
+    /// a check of the test's own refuses a document with a NUL character, which validation
+    /// lets no report carry) refuses only its own report, and the others of its batch stand.
     @Test func concurrentReportsAreGroupCommittedAndABadRowRefusesOnlyItself() async throws {
         let server = try PostgresServer.shared()
         let database = try server.createDatabase()
         let store = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
         try await report(store, "warm-up", .whileInUse)
+        try Self.refuseNUL(server, database)
         let locations: [LocationAuthorization] = [.whileInUse, .denied, .always]
         let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
             for index in 0..<300 {
@@ -78,6 +80,12 @@ struct PostgresStoreTests {
         await store.close()
     }
 
+    /// A row the server refuses: a document holding an escaped NUL character.
+    static func refuseNUL(_ server: PostgresServer, _ database: String) throws {
+        _ = try server.psql(
+            database, #"ALTER TABLE remindd_users ADD CONSTRAINT test_no_nul CHECK (strpos(doc, '\u0000') = 0)"#)
+    }
+
     /// A batch the server refuses for one row goes again user by user with the outcomes it
     /// decided: every change runs exactly once, the good users' changes (two of one user among
     /// them, in order) are stored, and only the poisoned user's change fails.
@@ -85,6 +93,8 @@ struct PostgresStoreTests {
         let server = try PostgresServer.shared()
         let database = try server.createDatabase()
         let store = try StoreBackend.openPostgres(policy: policy, sinks: ["file"], now: start, database: database)
+        try await report(store, "warm-up", .whileInUse)
+        try Self.refuseNUL(server, database)
         let calls = Mutex([Int](repeating: 0, count: 4))
         let users = ["a", "poison", "a", "b"]
         let changes = users.enumerated().map { index, user in
@@ -219,7 +229,7 @@ struct PostgresStoreTests {
         _ = try await (first, second)
         #expect(
             try server.psql(database, "SELECT version FROM remindd_schema ORDER BY version")
-                == "1\n2\n3\n4\n5\n6\n7\n8\n9\n")
+                == "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n")
         let settings = try server.psql(
             database, "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'remindd_outbox'")
         #expect(settings.contains("fillfactor=50") && settings.contains("autovacuum_vacuum_threshold=5000"))
@@ -256,6 +266,7 @@ struct PostgresStoreTests {
                 DROP COLUMN episode_opening;
             DROP TABLE remindd_funnel_days;
             DELETE FROM remindd_counters WHERE name LIKE 'active_hour:%';
+            ALTER TABLE remindd_users ALTER COLUMN doc TYPE jsonb USING doc::jsonb;
             DELETE FROM remindd_schema WHERE version >= 8
             """)
         let upgraded = try StoreBackend.openPostgres(policy: active, sinks: ["file"], now: start, database: database)

@@ -99,7 +99,9 @@ public struct RecordDelta: Sendable, Equatable {
     // MARK: - Log encoding
 
     /// The partial record in the user file's format, with `historyKeep` and `episodesKeep`
-    /// where they keep anything: a delta that keeps nothing is the record's file, byte for byte.
+    /// where they keep anything, and then without the top-level `permissions` and `errors` that
+    /// the file repeats from the newest history entry for its readers: a delta that keeps
+    /// nothing is the record's file, byte for byte.
     public var jsonBytes: [UInt8] { partial.encoded(keep: isWhole ? nil : (keep, episodesKeep)) }
 
     /// Reads what `jsonBytes` wrote (an absent range keeps nothing); errors name the member.

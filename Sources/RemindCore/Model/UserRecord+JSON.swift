@@ -55,7 +55,9 @@ extension UserRecord {
             for count in activity.counts { writer.int(count) }
             writer.endArray()
         }
-        if let newest = history.first {
+        // For people reading the file; a logged change (`keep`) leaves them out, since decoding
+        // takes them from the history.
+        if keep == nil, let newest = history.first {
             writer.key("permissions")
             Self.write(newest.permissions, observedAt: newest.lastObservedAt, to: &writer)
             writer.member("errors", strings: newest.errors.map(\.rawValue))
