@@ -6,7 +6,7 @@ import PostgresNIO
 /// instance gave up on does not run on there, at no round trip per transaction. The few
 /// operations meant to run long raise it for themselves, here.
 enum StatementTimeout {
-    /// The startup parameters of `configuration` with `statement_timeout` set to `limit`.
+    /// `parameters` with `statement_timeout` set to `limit` (replacing any given before).
     static func startupParameters(_ parameters: [(String, String)], limit: Duration) -> [(String, String)] {
         parameters.filter { $0.0 != "statement_timeout" } + [("statement_timeout", milliseconds(limit))]
     }

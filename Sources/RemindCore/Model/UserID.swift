@@ -112,15 +112,15 @@ public struct UserID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// The two shard directories, `ab/cd`, from a stable hash so users spread evenly.
     public var shard: (String, String) {
-        let hash = StableHash.mixed(rawValue)
+        let index = shardIndex
         let hex = Array("0123456789abcdef".utf8)
-        func byteHex(_ value: UInt64) -> String {
-            String(decoding: [hex[Int(value >> 4 & 0xF)], hex[Int(value & 0xF)]], as: UTF8.self)
+        func byteHex(_ value: Int) -> String {
+            String(decoding: [hex[value >> 4 & 0xF], hex[value & 0xF]], as: UTF8.self)
         }
-        return (byteHex(hash >> 56), byteHex(hash >> 48))
+        return (byteHex(index >> 8), byteHex(index))
     }
 
-    /// The shard as one number, `0xabcd` for `ab/cd`.
+    /// The shard as one number, `0xabcd` for `ab/cd`: the hash's top 16 bits.
     public var shardIndex: Int { Int(StableHash.mixed(rawValue) >> 48 & 0xFFFF) }
 
     public var description: String { rawValue }
