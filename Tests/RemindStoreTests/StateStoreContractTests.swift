@@ -194,16 +194,21 @@ struct StateStoreContractTests {
         await store.close()
     }
 
+    /// A store with sinks `file` and `hook` and the reminder it fired for user `a`.
+    func firedReminder(_ backend: StoreBackend) async throws -> (any StateStore, OutboxEvent) {
+        let store = try backend.open(policy: policy, sinks: ["file", "hook"], now: start).store
+        _ = try await report(store, "a", .whileInUse, at: 0)
+        let event = try #require(try await store.fireDue(now: start.addingTimeInterval(60)).events.first)
+        return (store, event)
+    }
+
     /// A dead letter is listed until replayed; a replay puts the event back in its sink's
     /// queue only, and an unknown id replays nothing.
     @Test(arguments: StoreBackend.allCases)
     func deadLettersAreListedAndReplayed(_ backend: StoreBackend) async throws {
-        let store = try backend.open(policy: policy, sinks: ["file", "hook"], now: start).store
-        _ = try await report(store, "a", .whileInUse, at: 0)
-        let event = try #require(try await store.fireDue(now: start.addingTimeInterval(60)).events.first)
+        let (store, event) = try await firedReminder(backend)
         try await store.deadLetter(
             DeadLetterRecord(event: event, sink: "hook", attempts: 3, lastError: "HTTP 500", deadLetteredAt: start))
-        await store.complete(event.id, sink: "hook")
         #expect(await store.deadLetters().map(\.event.id) == [event.id])
         #expect(await store.statistics().deadLetters == 1)
         #expect(try await store.replayDeadLetters(ids: ["no-such-id"]) == 0)
@@ -219,9 +224,7 @@ struct StateStoreContractTests {
     /// dead-letters replay` makes, puts it back for good.
     @Test(arguments: StoreBackend.allCases)
     func aReplayBeforeTheCompletionIsKept(_ backend: StoreBackend) async throws {
-        let store = try backend.open(policy: policy, sinks: ["file", "hook"], now: start).store
-        _ = try await report(store, "a", .whileInUse, at: 0)
-        let event = try #require(try await store.fireDue(now: start.addingTimeInterval(60)).events.first)
+        let (store, event) = try await firedReminder(backend)
         let claimed = try #require(await store.claimEvents(for: "hook", limit: 1).first)
         #expect(claimed.id == event.id)
         try await store.deadLetter(
