@@ -223,6 +223,41 @@ enum PostgresSchema {
         // The document as remindd wrote it: nothing reads it with jsonb's operators, and as
         // jsonb the server parsed every change's document and printed it again for every read.
         ["ALTER TABLE remindd_users ALTER COLUMN doc TYPE text USING doc::text"],
+        // 11. The history entries older than the newest in a table of their own (OlderHistory):
+        // a change inserts the entry it pushes down and deletes what falls past the history's
+        // length, instead of rewriting a document that grows to a thousand entries. Split from
+        // the documents as they are; one that is not JSON (edited by hand) stays whole, to be
+        // quarantined when it is next read, as before.
+        [
+            """
+            CREATE TABLE remindd_history (
+                user_id text NOT NULL,
+                pos int8 NOT NULL,
+                entry text NOT NULL,
+                PRIMARY KEY (user_id, pos)
+            )
+            """,
+            """
+            CREATE FUNCTION pg_temp.remindd_json(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+            BEGIN RETURN t::jsonb; EXCEPTION WHEN others THEN RETURN NULL; END $$
+            """,
+            """
+            CREATE TEMPORARY TABLE remindd_split ON COMMIT DROP AS
+            SELECT user_id, history FROM (
+                SELECT user_id, pg_temp.remindd_json(doc) -> 'history' AS history FROM remindd_users) AS d
+            WHERE jsonb_typeof(history) = 'array' AND jsonb_array_length(history) > 1
+            """,
+            """
+            INSERT INTO remindd_history (user_id, pos, entry)
+            SELECT s.user_id, jsonb_array_length(s.history) - e.i + 1, e.v::text
+            FROM remindd_split AS s CROSS JOIN LATERAL jsonb_array_elements(s.history) WITH ORDINALITY AS e(v, i)
+            WHERE e.i > 1
+            """,
+            """
+            UPDATE remindd_users AS u SET doc = jsonb_set(u.doc::jsonb, '{history}', jsonb_build_array(s.history -> 0))::text
+            FROM remindd_split AS s WHERE u.user_id = s.user_id
+            """,
+        ],
     ]
 
     /// SQL naming the statistics' platform (`ReportedPlatform`) of a reported platform string.

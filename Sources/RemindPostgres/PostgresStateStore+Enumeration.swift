@@ -16,9 +16,9 @@ extension PostgresStateStore {
             let rows = try await database { [cursor] in
                 try await self.userRows(after: cursor, limit: wanted)
             }
-            for (user, text) in rows {
+            for (user, document) in rows {
                 do {
-                    records.append(try UserRecord(json: Array(text.utf8)))
+                    records.append(try document.decoded().record)
                 } catch {
                     logger.error("user \(user): stored document does not decode: \(error)")
                 }
@@ -29,14 +29,17 @@ extension PostgresStateStore {
         return records
     }
 
-    private func userRows(after cursor: String, limit: Int) async throws -> [(String, String)] {
+    private func userRows(after cursor: String, limit: Int) async throws -> [(String, StoredDocument)] {
         let rows = try await client.query(
             """
-            SELECT user_id, doc FROM remindd_users WHERE user_id COLLATE "C" > \(cursor)
-            ORDER BY user_id COLLATE "C" LIMIT \(limit)
+            SELECT u.user_id, \(unescaped: Self.documentColumns) FROM remindd_users AS u \(unescaped: Self.olderHistory)
+            WHERE u.user_id COLLATE "C" > \(cursor)
+            ORDER BY u.user_id COLLATE "C" LIMIT \(limit)
             """, logger: logger)
-        var found: [(String, String)] = []
-        for try await row in rows.decode((String, String).self) { found.append(row) }
+        var found: [(String, StoredDocument)] = []
+        for try await (user, text, older, positions) in rows.decode((String, String, String?, [Int64]).self) {
+            found.append((user, StoredDocument((text, older, positions))))
+        }
         return found
     }
 }

@@ -15,7 +15,7 @@ extension PostgresStateStore {
         try await transaction { connection in
             try await self.lockUsers(userIDs, on: connection)
             var rows = try await self.lockedRows(userIDs, on: connection)
-            let before = rows.mapValues(\.counted)
+            let before = rows
             for logged in repeats { rows[logged.userID]?.record.fold(logged) }
             try await self.write(
                 rows.values.map {

@@ -12,18 +12,35 @@ extension PostgresStateStore {
         var wakeAt: Date?
         /// What the row counts for now.
         var counted: CountedColumns
+        /// The user's rows of `remindd_history` as read; nil when only the document was read
+        /// (`record` then has its newest history entry alone, and a write leaves the rows be).
+        var older: OlderHistory?
     }
 
     /// The columns a row counts by, as `SELECT`ed after its other columns.
     static let countedColumns = "episode_started_at IS NOT NULL, reminder_at IS NOT NULL, conditions, active_hour"
 
+    /// The columns of a user's whole record (`StoredDocument`), from `remindd_users AS u` and
+    /// `olderHistory`.
+    static let documentColumns = "u.doc, h.entries, coalesce(h.positions, '{}')"
+
+    /// The user's older history entries, newest first, as one text of JSON values and commas.
+    static let olderHistory = """
+        CROSS JOIN LATERAL (
+            SELECT string_agg(entry, ',' ORDER BY pos DESC) AS entries, array_agg(pos ORDER BY pos DESC) AS positions
+            FROM remindd_history WHERE user_id = u.user_id) AS h
+        """
+
     func loadRecord(_ userID: UserID, on client: PostgresClient) async throws -> UserRecord? {
         let rows = try await client.query(
-            "SELECT doc FROM remindd_users WHERE user_id = \(userID.rawValue)", logger: logger)
+            """
+            SELECT \(unescaped: Self.documentColumns) FROM remindd_users AS u \(unescaped: Self.olderHistory)
+            WHERE u.user_id = \(userID.rawValue)
+            """, logger: logger)
         var record: UserRecord?
-        for try await text in rows.decode(String.self) {
+        for try await columns in rows.decode(StoredDocument.Columns.self) {
             do {
-                record = try UserRecord(json: Array(text.utf8))
+                record = try StoredDocument(columns).decoded().record
             } catch {
                 // Quarantined by the next change of this user; until then it reads as unknown.
                 logger.error("user \(userID.rawValue): stored document does not decode: \(error)")
@@ -37,26 +54,34 @@ extension PostgresStateStore {
         try await lockedRows([userID], on: connection)[userID]
     }
 
-    /// The users' rows, locked until the transaction ends; an undecodable document is
-    /// quarantined and its user reads as unknown.
+    /// The users' rows with their whole records, locked until the transaction ends; an
+    /// undecodable document is quarantined and its user reads as unknown.
     func lockedRows(_ userIDs: [UserID], on connection: PostgresConnection) async throws -> [UserID: StoredRow] {
         guard !userIDs.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
-            SELECT user_id, doc, wake_at, \(unescaped: Self.countedColumns) FROM remindd_users
-            WHERE user_id = ANY(\(userIDs.map(\.rawValue))) FOR UPDATE
+            SELECT u.user_id, u.wake_at, \(unescaped: Self.countedColumns), \(unescaped: Self.documentColumns)
+            FROM remindd_users AS u \(unescaped: Self.olderHistory)
+            WHERE u.user_id = ANY(\(userIDs.map(\.rawValue))) FOR UPDATE OF u
             """, logger: logger)
-        var found: [(String, String, Date?, CountedColumns)] = []
-        for try await (user, text, wake, open, pending, conditions, hour) in rows.decode(
-            (String, String, Date?, Bool, Bool, Int16, Int16?).self)
+        var found: [(String, Date?, CountedColumns, StoredDocument)] = []
+        for try await (user, wake, open, pending, conditions, hour, text, older, positions) in rows.decode(
+            (String, Date?, Bool, Bool, Int16, Int16?, String, String?, [Int64]).self)
         {
-            found.append((user, text, wake, CountedColumns((open, pending, conditions, hour))))
+            found.append(
+                (
+                    user, wake, CountedColumns((open, pending, conditions, hour)),
+                    StoredDocument((text, older, positions))
+                ))
         }
         var stored: [UserID: StoredRow] = [:]
-        for (user, text, wake, counted) in found {
+        for (user, wake, counted, document) in found {
             let userID = try UserID(user)
-            guard let record = try await decodeOrQuarantine(text, userID: userID, on: connection) else { continue }
-            stored[userID] = StoredRow(record: record, wakeAt: wake, counted: counted)
+            guard let decoded = try await decodeOrQuarantine(document, userID: userID, on: connection) else {
+                continue
+            }
+            stored[userID] = StoredRow(
+                record: decoded.record, wakeAt: wake, counted: counted, older: decoded.older)
         }
         return stored
     }
@@ -66,16 +91,20 @@ extension PostgresStateStore {
     /// afresh, as the files backend does with an unreadable user file. Every other user keeps
     /// working, and no pass of the scheduler stops on it.
     func decodeOrQuarantine(
-        _ text: String, userID: UserID, on connection: PostgresConnection
-    ) async throws
-        -> UserRecord?
-    {
+        _ document: StoredDocument, userID: UserID, on connection: PostgresConnection
+    ) async throws -> (record: UserRecord, older: OlderHistory)? {
         do {
-            return try UserRecord(json: Array(text.utf8))
+            return try document.decoded()
         } catch {
             let reason = "\(error)"
+            // The document, and on a line of its own the older history as a JSON array.
             try await connection.query(
-                "INSERT INTO remindd_quarantine (user_id, doc, reason) VALUES (\(userID.rawValue), \(text), \(reason))",
+                """
+                INSERT INTO remindd_quarantine (user_id, doc, reason)
+                SELECT \(userID.rawValue), \(document.document) || coalesce(E'\\n[' || string_agg(entry, ',' ORDER BY pos DESC) || ']', ''),
+                    \(reason)
+                FROM remindd_history WHERE user_id = \(userID.rawValue)
+                """,
                 logger: logger)
             var counts = CounterDeltas()
             for try await counted in try await connection.query(
@@ -85,11 +114,17 @@ extension PostgresStateStore {
             ).decode(CountedColumns.Decoded.self) {
                 counts.move(from: CountedColumns(counted), to: nil)
             }
+            try await deleteOlderHistory(of: userID, on: connection)
             try await Self.addCounts(counts, on: connection, logger: logger)
             logger.error(
                 "user \(userID.rawValue): stored document does not decode (\(reason)); moved to remindd_quarantine")
             return nil
         }
+    }
+
+    /// A forgotten or quarantined user's older history entries go with their row.
+    func deleteOlderHistory(of userID: UserID, on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM remindd_history WHERE user_id = \(userID.rawValue)", logger: logger)
     }
 
     /// Serialises changes of one user across instances, including its creation (a row lock
@@ -111,20 +146,42 @@ extension PostgresStateStore {
 
     /// Inserts or rewrites rows, in one statement. Arrays of optionals do not bind: a negative
     /// time and an empty text stand for null.
-    /// `before` is what each row counted for until now (nil for a new user): the counters move
-    /// in the same transaction.
+    /// `before` is each row as read (nil for a new user): the counters move by what it counted
+    /// in the same transaction, and of `remindd_history` only the rows that changed since it was
+    /// read are deleted and inserted, in the same statement. The document keeps the newest
+    /// history entry alone.
     func write(
-        _ rows: [(UserRecord, ScheduleColumns)], before: [UserID: CountedColumns], on connection: PostgresConnection
+        _ rows: [(UserRecord, ScheduleColumns)], before: [UserID: StoredRow], on connection: PostgresConnection
     ) async throws {
         guard !rows.isEmpty else { return }
         var counts = CounterDeltas()
-        for (record, columns) in rows { counts.move(from: before[record.userID], to: CountedColumns(columns)) }
+        var documents: [String] = []
+        documents.reserveCapacity(rows.count)
+        var history = HistoryRows()
+        for (record, columns) in rows {
+            let stored = before[record.userID]
+            counts.move(from: stored?.counted, to: CountedColumns(columns))
+            var head = record
+            head.history = Array(record.history.prefix(1))
+            documents.append(String(decoding: head.jsonBytes, as: UTF8.self))
+            // A row read without its older history keeps it: the change did not touch it.
+            guard let older = stored == nil ? .empty : stored?.older else { continue }
+            history.add(older.change(to: record.history.dropFirst()), of: record.userID)
+        }
         try await Self.addCounts(counts, on: connection, logger: logger)
         let users = rows.map(\.0.userID.rawValue)
-        let documents = rows.map { String(decoding: $0.0.jsonBytes, as: UTF8.self) }
         let columns = rows.map(\.1)
         try await connection.query(
             """
+            WITH gone AS (
+                DELETE FROM remindd_history AS h USING unnest(\(history.deletedUsers)::text[],
+                    \(history.deletedPositions)::int8[]) AS d(user_id, pos)
+                WHERE h.user_id = d.user_id AND h.pos = d.pos
+            ), added AS (
+                INSERT INTO remindd_history (user_id, pos, entry)
+                SELECT * FROM unnest(\(history.insertedUsers)::text[], \(history.positions)::int8[],
+                    \(history.entries)::text[])
+            )
             INSERT INTO remindd_users AS u (user_id, doc, wake_at, reminder_at, next_sequence, reason, conditions,
                 episode_started_at, episode_group, episode_reason, active_hour, platform, episode_marks, episode_opening)
             SELECT c.user_id, c.doc,

@@ -35,34 +35,33 @@ extension PostgresStateStore {
                 SELECT user_id, doc, \(unescaped: Self.countedColumns) FROM remindd_users
                 WHERE wake_at <= \(now) ORDER BY wake_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 """, logger: self.logger)
-            var due: [(UserID, String)] = []
-            var counted: [UserID: CountedColumns] = [:]
+            var due: [(UserID, String, CountedColumns)] = []
             for try await (user, text, open, pending, conditions, hour) in rows.decode(
                 (String, String, Bool, Bool, Int16, Int16?).self)
             {
-                let userID = try UserID(user)
-                due.append((userID, text))
-                counted[userID] = CountedColumns((open, pending, conditions, hour))
+                due.append((try UserID(user), text, CountedColumns((open, pending, conditions, hour))))
             }
-            var records: [UserID: UserRecord] = [:]
+            // The documents alone: a fire needs the newest history entry, which they keep, and
+            // leaves the older ones as they are.
+            var stored: [UserID: StoredRow] = [:]
             var schedules: [UserSchedule] = []
-            for (userID, text) in due {
-                guard let record = try await self.decodeOrQuarantine(text, userID: userID, on: connection) else {
-                    continue
-                }
-                records[userID] = record
+            for (userID, text, counted) in due {
+                let document = StoredDocument((text, nil, []))
+                guard let record = try await self.decodeOrQuarantine(document, userID: userID, on: connection)?.record
+                else { continue }
+                stored[userID] = StoredRow(record: record, counted: counted, older: nil)
                 schedules.append(record.schedule)
             }
             let decided = pass(schedules, policy)
             let stale = decided.stale.map { ($0.userID.rawValue, $0.wakeAt) }
             var changed: [(UserRecord, ScheduleColumns)] = []
             for fired in decided.fired {
-                guard var record = records[fired.change.userID] else { continue }
+                guard var record = stored[fired.change.userID]?.record else { continue }
                 record.apply(fired.change)
                 changed.append((record, ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: started)))
             }
             let events = decided.events
-            try await self.write(changed, before: counted, on: connection)
+            try await self.write(changed, before: stored, on: connection)
             if !stale.isEmpty {
                 try await connection.query(
                     """

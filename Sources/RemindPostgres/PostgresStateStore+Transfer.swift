@@ -75,7 +75,7 @@ extension PostgresStateStore: StateTransfer {
         try await transaction { connection in
             let userIDs = records.map(\.userID)
             try await self.lockUsers(userIDs, on: connection)
-            let before = try await self.lockedRows(userIDs, on: connection).mapValues(\.counted)
+            let before = try await self.lockedRows(userIDs, on: connection)
             try await self.write(
                 records.map { ($0, ScheduleColumns($0.schedule, policy: policy, daemonStartedAt: started)) },
                 before: before, on: connection)

@@ -124,7 +124,7 @@ extension PostgresStateStore {
                 earlier = earlier || Self.movedEarlier(from: existing[userID]?.wakeAt, to: columns.wakeAt)
                 rows.append((record, columns))
             }
-            try await self.write(rows, before: existing.mapValues(\.counted), on: connection)
+            try await self.write(rows, before: existing, on: connection)
             try await self.enqueue(events, on: connection)
             try await self.insertOutcomes(closed, on: connection)
             try await self.notify(wake: earlier, events: !events.isEmpty, on: connection)

@@ -253,6 +253,7 @@ public final class PostgresStateStore: StateStore, Service {
                 counts.move(from: CountedColumns((open, pending, conditions, hour)), to: nil)
             }
             guard let document else { return nil }
+            try await self.deleteOlderHistory(of: userID, on: connection)
             try await Self.addCounts(counts, on: connection, logger: self.logger)
             guard let record = try? UserRecord(json: Array(document.utf8)) else {
                 return ForgetOutcome(userID: userID, closed: nil)
@@ -280,7 +281,7 @@ public final class PostgresStateStore: StateStore, Service {
             }
             try await self.write(
                 [(record, ScheduleColumns(record.schedule, policy: policy, daemonStartedAt: started))],
-                before: [userID: row.counted], on: connection)
+                before: [userID: row], on: connection)
         }
     }
 

@@ -229,7 +229,7 @@ struct PostgresStoreTests {
         _ = try await (first, second)
         #expect(
             try server.psql(database, "SELECT version FROM remindd_schema ORDER BY version")
-                == "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n")
+                == "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n")
         let settings = try server.psql(
             database, "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'remindd_outbox'")
         #expect(settings.contains("fillfactor=50") && settings.contains("autovacuum_vacuum_threshold=5000"))
@@ -264,7 +264,7 @@ struct PostgresStoreTests {
             """
             ALTER TABLE remindd_users DROP COLUMN active_hour, DROP COLUMN platform, DROP COLUMN episode_marks,
                 DROP COLUMN episode_opening;
-            DROP TABLE remindd_funnel_days;
+            DROP TABLE remindd_funnel_days, remindd_history;
             DELETE FROM remindd_counters WHERE name LIKE 'active_hour:%';
             ALTER TABLE remindd_users ALTER COLUMN doc TYPE jsonb USING doc::jsonb;
             DELETE FROM remindd_schema WHERE version >= 8

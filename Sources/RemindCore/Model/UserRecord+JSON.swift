@@ -169,33 +169,7 @@ extension UserRecord {
             activity = read
         }
 
-        var history: [HistoryEntry] = []
-        for (index, element) in (try reader.array("history") ?? []).enumerated() {
-            let path = "history[\(index)]"
-            guard case .object(let entryObject) = element else {
-                throw ValidationError(field: path, reason: "must be an object")
-            }
-            var entry = JSONObjectReader(entryObject, path: path)
-            let observedAt = try Self.requiredDate(&entry, "observedAt")
-            var observations: [Date] = []
-            for (offset, value) in (try entry.array("observations") ?? []).enumerated() {
-                guard case .string(let text) = value, let date = RFC3339.parse(text) else {
-                    throw ValidationError(
-                        field: "\(path).observations[\(offset)]", reason: "must be an RFC 3339 timestamp")
-                }
-                observations.append(date)
-            }
-            if let last = try Self.optionalDate(&entry, "lastObservedAt") { observations.append(last) }
-            let receivedAt = try Self.requiredDate(&entry, "receivedAt")
-            guard let permissionsObject = try entry.object("permissions") else {
-                throw ValidationError(field: "\(path).permissions", reason: "is required")
-            }
-            let permissions = try Self.readPermissions(permissionsObject, path: "\(path).permissions")
-            history.append(
-                HistoryEntry(
-                    observedAt: observedAt, laterObservations: observations, receivedAt: receivedAt,
-                    permissions: permissions))
-        }
+        let history = try Self.readHistory(try reader.array("history") ?? [], path: "history")
         var episodes: [Episode] = []
         for (index, element) in (try reader.array("episodes") ?? []).enumerated() {
             let path = "episodes[\(index)]"
@@ -242,5 +216,39 @@ extension UserRecord {
             knownMotion: knownMotion)
         self.revision = Int(revision)
         self.activity = activity
+    }
+
+    /// Decodes a list of history entries in the file's format (`path` names it in errors): the
+    /// user file's `history`, or a stored list of older entries on their own.
+    public static func readHistory(_ elements: [JSONValue], path: String) throws(ValidationError) -> [HistoryEntry] {
+        var history: [HistoryEntry] = []
+        history.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            let path = "\(path)[\(index)]"
+            guard case .object(let entryObject) = element else {
+                throw ValidationError(field: path, reason: "must be an object")
+            }
+            var entry = JSONObjectReader(entryObject, path: path)
+            let observedAt = try Self.requiredDate(&entry, "observedAt")
+            var observations: [Date] = []
+            for (offset, value) in (try entry.array("observations") ?? []).enumerated() {
+                guard case .string(let text) = value, let date = RFC3339.parse(text) else {
+                    throw ValidationError(
+                        field: "\(path).observations[\(offset)]", reason: "must be an RFC 3339 timestamp")
+                }
+                observations.append(date)
+            }
+            if let last = try Self.optionalDate(&entry, "lastObservedAt") { observations.append(last) }
+            let receivedAt = try Self.requiredDate(&entry, "receivedAt")
+            guard let permissionsObject = try entry.object("permissions") else {
+                throw ValidationError(field: "\(path).permissions", reason: "is required")
+            }
+            let permissions = try Self.readPermissions(permissionsObject, path: "\(path).permissions")
+            history.append(
+                HistoryEntry(
+                    observedAt: observedAt, laterObservations: observations, receivedAt: receivedAt,
+                    permissions: permissions))
+        }
+        return history
     }
 }
