@@ -10,12 +10,11 @@ extension FileStateStore {
     /// Writes every changed user file and, with `snapshot`, the start-up snapshot, after which
     /// the log segments it covers are deleted.
     ///
-    /// Each file is written to a temp file and `fdatasync`'d, then swapped into place: never a
-    /// torn file. The swaps are made durable by one `syncfs` before a snapshot lets log segments
-    /// go; until then the log still holds every change, so a swap lost in a crash is replayed.
-    /// (A `syncfs` per checkpoint stalled the log's and the sinks' own fsyncs for 50–140 ms
-    /// every two seconds, the worst of a reminder's lateness in `make bench` W5.) The file I/O
-    /// runs on the I/O pool, off the actor and the cooperative pool, so reports keep flowing.
+    /// Each file is written to a temp file, the batch made durable by one `syncfs` (no fsync
+    /// per file), then each swapped into place: never a torn file. The swaps are made durable by
+    /// the `syncfs` before a snapshot lets log segments go; until then the log still holds every
+    /// change, so a swap lost in a crash is replayed. The file I/O runs on the I/O pool, off
+    /// the actor and the cooperative pool, so reports keep flowing.
     public func checkpoint(snapshot: Bool) async throws {
         try await checkpoint(snapshot: snapshot, foldLimit: Self.foldLimit)
     }

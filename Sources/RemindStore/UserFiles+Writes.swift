@@ -7,8 +7,9 @@ import RemindCore
 #endif
 
 extension UserFiles {
-    /// Writes many records so that none is ever torn: each to a temp file, made durable, then
-    /// swapped into place. The swaps are not synced here (see `checkpoint`).
+    /// Writes many records so that none is ever torn: each to a temp file, all of them made
+    /// durable by one `syncfs`, then swapped into place. The swaps are not synced here (see
+    /// `checkpoint`).
     ///
     /// The temp files are a pool (`tmp/<n>.json.tmp`) that is overwritten in place and
     /// *exchanged* with the user's file (`renameat2(RENAME_EXCHANGE)`), so the pool slot then
@@ -22,50 +23,38 @@ extension UserFiles {
     /// A user's first file (`fresh`: no revision of theirs was ever written) is renamed into
     /// its shard, made once (`makeShard`), without trying the exchange first.
     func writeAll(_ records: [(userID: UserID, json: [UInt8], fresh: Bool)]) throws(StoreError) {
-        // A small batch (a steady load) is made durable file by file, in chunks whose writeback
-        // starts together: a `syncfs` stalls every other fsync on the file system (the log's,
-        // the sinks') for 50–140 ms. A large one (a burst, the shutdown checkpoint) takes one
-        // `syncfs` per round: each fdatasync is a device flush, and 200,000 of them took 83 s.
-        // Rounds keep the pool at `poolSize` files, which a clean stop deletes.
-        let eachFile = records.count <= Self.poolSize
+        // No fsync per file: each is a device flush (200,000 of them took 83 s). Each temp
+        // file's writeback starts as it is written, so the round's one `syncfs` finds most of
+        // it done and stalls the log's own fsyncs for as little as it can. Rounds keep the pool
+        // at `poolSize` files, which a clean stop deletes.
         for start in stride(from: 0, to: records.count, by: Self.poolSize) {
-            try writeRound(records[start..<min(start + Self.poolSize, records.count)], eachFile: eachFile)
+            try writeRound(records[start..<min(start + Self.poolSize, records.count)])
         }
     }
 
     static let poolSize = 4096
 
-    private func writeRound(
-        _ records: ArraySlice<(userID: UserID, json: [UInt8], fresh: Bool)>, eachFile: Bool
-    ) throws(StoreError) {
+    private func writeRound(_ records: ArraySlice<(userID: UserID, json: [UInt8], fresh: Bool)>) throws(StoreError) {
         var staged: [(temporary: String, final: String, userID: UserID, fresh: Bool)] = []
         staged.reserveCapacity(records.count)
         defer {
             // Whatever was not swapped in (an error part way) must not linger.
             for (temporary, _, _, _) in staged { unlink(temporary) }
         }
-        let chunk = 256
-        var open: [Int32] = []
-        defer { for fd in open { close(fd) } }
         for (offset, record) in records.enumerated() {
             let temporary = "\(temporaryDirectory)/\(offset).json.tmp"
             // No O_TRUNC: rewriting the slot's blocks in place frees and allocates nothing.
             let fd = try FileIO.open(temporary, O_WRONLY | O_CREAT)
-            open.append(fd)
+            defer { close(fd) }
             staged.append((temporary, path(for: record.userID), record.userID, record.fresh))
             let bytes = record.json
             try FileIO.writeAll(fd, bytes, path: temporary)
             guard ftruncate(fd, off_t(bytes.count)) == 0 else { throw .io("ftruncate", temporary) }
-            if eachFile { _ = remindsys_start_writeback(fd) }
-            if open.count == chunk || offset == records.count - 1 {
-                for (index, fd) in open.enumerated() where eachFile && fdatasync(fd) != 0 {
-                    throw .io("fdatasync", staged[staged.count - open.count + index].temporary)
-                }
-                for fd in open { close(fd) }
-                open.removeAll(keepingCapacity: true)
-            }
+            _ = remindsys_start_writeback(fd)
         }
-        if !eachFile { try FileIO.syncFileSystem(directory) }
+        // Every temp file durable before any is swapped in: a swap may then be lost in a
+        // crash (the log replays its change) but never leaves a torn file in `users/`.
+        if !staged.isEmpty { try FileIO.syncFileSystem(directory) }
         while let (temporary, final, userID, fresh) = staged.last {
             if fresh {
                 try makeShard(of: userID)
