@@ -23,6 +23,12 @@ W8_PROFILE = os.environ.get("W8_PROFILE") == "1"
 # W8_ONLY=fire, ingest or stats (or a comma list): parts of W8 (a 1,000,000-user fire needs no ingest run).
 W8_ONLY = os.environ.get("W8_ONLY", "")
 W8_PARTS = set(W8_ONLY.split(",")) if W8_ONLY else {"ingest", "fire", "stats"}
+# W8_HISTORY=N: the fire's users are seeded with N reports each (denied and whileInUse in turn,
+# ending whileInUse), so their histories hold N entries; 1 by default.
+W8_HISTORY = int(os.environ.get("W8_HISTORY", 1))
+# W8_FIRE_RUNS=files,pg1,pg2 (or a part of it): which fire runs (the 1,000,000-user fire on two
+# instances takes as long again).
+W8_FIRE_RUNS = set(os.environ.get("W8_FIRE_RUNS", "files,pg1,pg2").split(","))
 # Closed episodes in remindd_outcomes for W8's GET /v1/stats (W7's, on PostgreSQL).
 W8_EPISODES = int(os.environ.get("W8_EPISODES", 1_000_000))
 W8_QUERIES = 20
@@ -201,24 +207,33 @@ def w8(b):
 
         if "fire" in W8_PARTS:
             # Fire: seed W8_FIRE users with a long delay, then start with a delay of 1 s.
+            states = ["whileInUse" if (W8_HISTORY - 1 - n) % 2 == 0 else "denied" for n in range(W8_HISTORY)]
             seeder = b.Remindd("w8-seed-files")
             seeder.start()
-            b.loadgen("seed", seeder.socket, b.CONNS, W8_FIRE, "u", "whileInUse")
+            for state in states:
+                b.loadgen("seed", seeder.socket, b.CONNS, W8_FIRE, "u", state)
             seeder.stop()
             seeder_pg = b.Remindd("w8-seed-pg", extra={"storage": pg.database("seeded")})
             seeder_pg.start()
-            b.loadgen("seed", seeder_pg.socket, b.CONNS, W8_FIRE, "u", "whileInUse")
+            for state in states:
+                b.loadgen("seed", seeder_pg.socket, b.CONNS, W8_FIRE, "u", state)
             seeder_pg.stop()
-            fired = {
-                "files": fire([b.Remindd("w8-fire-files", delay=1, state=seeder.state)], b),
-                "pg1": fire([b.Remindd("w8-fire-pg1", delay=1, extra={"storage": pg.database("fire1", "seeded")})], b),
-            }
-            pg.outbox_size("fire, 1 instance", "fire1")
-            pg.profile("fire, 1 instance", "fire1")
-            storage = pg.database("fire2", "seeded")
-            fired["pg2"] = fire([b.Remindd(f"w8-fire-pg2{x}", delay=1, extra={"storage": storage}) for x in "ab"], b)
-            pg.outbox_size("fire, 2 instances", "fire2")
+            fired = {"files": fire([b.Remindd("w8-fire-files", delay=1, state=seeder.state)], b)}
+            if "pg1" in W8_FIRE_RUNS:
+                fired["pg1"] = fire(
+                    [b.Remindd("w8-fire-pg1", delay=1, extra={"storage": pg.database("fire1", "seeded")})], b)
+                pg.outbox_size("fire, 1 instance", "fire1")
+                pg.profile("fire, 1 instance", "fire1")
+            if "pg2" in W8_FIRE_RUNS:
+                storage = pg.database("fire2", "seeded")
+                fired["pg2"] = fire(
+                    [b.Remindd(f"w8-fire-pg2{x}", delay=1, extra={"storage": storage}) for x in "ab"], b)
+                pg.outbox_size("fire, 2 instances", "fire2")
+            history = f", {W8_HISTORY} history entries each" if W8_HISTORY > 1 else ""
             for key, label in (("files", "files"), ("pg1", "PostgreSQL, 1 instance"), ("pg2", "PostgreSQL, 2 instances")):
+                if key not in fired:
+                    continue
+                label += history
                 r = fired[key]
                 b.log(f"W8 fire {label}: {r}")
                 rate = r["unique"] / r["seconds"]
