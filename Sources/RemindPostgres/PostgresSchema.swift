@@ -220,7 +220,7 @@ enum PostgresSchema {
             GROUP BY day, grp, reason, platform
             """,
         ],
-        // The document as remindd wrote it: nothing reads it with jsonb's operators, and as
+        // 10. The document as remindd wrote it: nothing reads it with jsonb's operators, and as
         // jsonb the server parsed every change's document and printed it again for every read.
         ["ALTER TABLE remindd_users ALTER COLUMN doc TYPE text USING doc::text"],
         // 11. The history entries older than the newest in a table of their own (OlderHistory):

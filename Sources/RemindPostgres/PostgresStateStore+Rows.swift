@@ -164,9 +164,10 @@ extension PostgresStateStore {
             var head = record
             head.history = Array(record.history.prefix(1))
             documents.append(String(decoding: head.jsonBytes, as: UTF8.self))
-            // A row read without its older history keeps it: the change did not touch it.
-            guard let older = stored == nil ? .empty : stored?.older else { continue }
-            history.add(older.change(to: record.history.dropFirst()), of: record.userID)
+            // A new user has no rows yet; a row read without its older history (a fire) keeps
+            // them, since the change did not touch them.
+            let older: OlderHistory? = if let stored { stored.older } else { .empty }
+            if let older { history.add(older.change(to: record.history.dropFirst()), of: record.userID) }
         }
         try await Self.addCounts(counts, on: connection, logger: logger)
         let users = rows.map(\.0.userID.rawValue)
